@@ -1,0 +1,120 @@
+"""The rank side of `distlab.launch`: one of these runs in every worker process.
+
+It is forked from a forkserver that already imported torch (so a launch costs a fork, not a 3 s import), redirects
+its output to pipes the notebook reads, joins the process group, runs the learner's function and reports back.
+Nothing here is called by learners directly.
+"""
+from __future__ import annotations
+
+import faulthandler
+import io
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from datetime import timedelta
+
+import cloudpickle
+import torch
+import torch.distributed as dist
+
+EXIT_ORPHANED = 70  # the notebook went away (or the deadline passed): leave at once, with a code nobody else uses
+
+
+def _redirect_output(out_conn, err_conn) -> None:
+    """Point fd 1 and fd 2 (Python and C++ output alike) at the notebook's pipes, line-buffered."""
+    os.dup2(out_conn.fileno(), 1)
+    os.dup2(err_conn.fileno(), 2)
+    out_conn.close()
+    err_conn.close()
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True, write_through=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), line_buffering=True, write_through=True)
+
+
+def _watch_lifeline(lifeline, seconds: float) -> None:
+    """Exit as soon as the notebook closes the lifeline (done, or gone) or the deadline has long passed.
+
+    This is why no worker ever outlives its launch: even if the kernel is killed and cannot kill us, the pipe's
+    other end closes with it.
+    """
+    def watch():
+        try:
+            lifeline.poll(seconds)
+        except (EOFError, OSError):
+            pass
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="distlab-lifeline", daemon=True).start()
+
+
+def _to_cpu(value):
+    """Tensors come back on the CPU, so the notebook never has to initialise CUDA to read a result."""
+    from torch.utils._pytree import tree_map
+    return tree_map(lambda x: x.detach().cpu() if isinstance(x, torch.Tensor) else x, value)
+
+
+def _error_report(rank: int, exc: BaseException) -> dict:
+    """Everything the notebook needs to show this rank's error as if it had happened in the cell."""
+    tb = traceback.TracebackException.from_exception(exc, lookup_lines=False)  # lines looked up by the notebook
+    while tb.stack and tb.stack[0].filename == __file__:
+        tb.stack.pop(0)  # our own frames are noise to the learner
+    report = {"rank": rank, "time": time.time(), "summary": f"{type(exc).__name__}: {exc}"}
+    try:
+        report["traceback"] = cloudpickle.dumps(tb)
+    except Exception:
+        report["traceback_text"] = "".join(tb.format())
+    try:
+        report["exception"] = cloudpickle.dumps(exc)
+    except Exception:
+        pass
+    return report
+
+
+def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: dict) -> None:
+    """Entry point of one rank (the forkserver's child)."""
+    _redirect_output(conns.pop("out"), conns.pop("err"))
+    _watch_lifeline(conns["lifeline"], options["deadline_s"] + 10.0)
+    faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)  # "where is each rank stuck?"
+    results = conns["results"]
+    try:
+        os.chdir(options["cwd"])
+        sys.path[:] = options["sys_path"]
+        torch.set_num_threads(options["threads"])
+        fn, args, kwargs = cloudpickle.loads(payload)
+        _init_process_group(rank, world_size, options)
+        value = _to_cpu(fn(*args, **kwargs))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            data = cloudpickle.dumps(value)
+        except Exception as exc:
+            raise TypeError(f"the function's return value cannot be sent back to the notebook: {exc}") from exc
+        results.send(("ok", rank, data))
+        if dist.is_initialized():
+            dist.destroy_process_group()
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the notebook must hear of them
+        sys.stdout.flush()
+        sys.stderr.flush()
+        results.send(("error", rank, _error_report(rank, exc)))
+    finally:
+        # Stay alive, sockets open, until the notebook has heard from every rank and closes the lifeline: a rank
+        # that left early would make its peers fail with a misleading "Connection closed by peer".
+        try:
+            conns["lifeline"].poll(options["deadline_s"] + 10.0)
+        except (EOFError, OSError):
+            pass
+        os._exit(0)
+
+
+def _init_process_group(rank: int, world_size: int, options: dict) -> None:
+    host, port = options["store"]
+    timeout = timedelta(seconds=options["collective_timeout_s"])
+    store = dist.TCPStore(host, port, world_size, is_master=False, timeout=timeout)
+    kwargs = {}
+    if options["backend"] == "nccl":
+        torch.cuda.set_device(rank)
+        kwargs["device_id"] = torch.device("cuda", rank)
+    dist.init_process_group(options["backend"], store=store, rank=rank, world_size=world_size,
+                            timeout=timeout, **kwargs)

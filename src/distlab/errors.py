@@ -1,0 +1,89 @@
+"""The errors `distlab.launch` raises: each says which rank, what happened, and what was still running."""
+from __future__ import annotations
+
+import linecache
+import signal
+
+import cloudpickle
+
+
+class LaunchError(RuntimeError):
+    """Base class: a launch did not return a result from every rank. All its ranks are gone when it is raised."""
+
+    def __init__(self, message: str, unfinished: list[int]):
+        super().__init__(message)
+        self.unfinished = unfinished
+
+
+class RankFailed(LaunchError):
+    """A rank raised. `rank` is the one that raised first; `exception` is its exception (when it could be sent)."""
+
+    def __init__(self, rank: int, summary: str, traceback_text: str, exception, unfinished, others):
+        message = f"rank {rank} failed first: {summary}\n\n{traceback_text.rstrip()}"
+        message += _tail(unfinished, others)
+        super().__init__(message, unfinished)
+        self.rank, self.summary, self.exception, self.traceback_text = rank, summary, exception, traceback_text
+
+
+class RankCrashed(LaunchError):
+    """A rank died without reporting: killed by a signal (e.g. out of memory, SIGKILL) or exited (`os._exit`)."""
+
+    def __init__(self, rank: int, exitcode: int | None, unfinished, others):
+        if exitcode is not None and exitcode < 0:
+            how = f"was killed by signal {signal.Signals(-exitcode).name}"
+        else:
+            how = f"exited with code {exitcode} before returning a result"
+        super().__init__(f"rank {rank} {how}" + _tail(unfinished, others), unfinished)
+        self.rank, self.exitcode = rank, exitcode
+        self.signal = signal.Signals(-exitcode) if exitcode is not None and exitcode < 0 else None
+
+
+class LaunchTimeout(LaunchError, TimeoutError):
+    """The wall-clock deadline passed: `unfinished` ranks were still running (their stacks were printed)."""
+
+    def __init__(self, timeout: float, unfinished: list[int], finished: list[int]):
+        message = (f"launch deadline of {timeout:g} s passed: rank(s) {_ranks(unfinished)} did not finish"
+                   f"{f' (rank(s) {_ranks(finished)} did)' if finished else ''}; all ranks were killed. "
+                   "Where each was stuck is printed above. A common cause: ranks calling different collectives, "
+                   "or a send without its matching recv.")
+        super().__init__(message, unfinished)
+        self.timeout, self.finished = timeout, finished
+
+
+def rank_failure(report: dict, unfinished: list[int], others: list[str]) -> RankFailed:
+    """Rebuild a rank's error report (sent by the worker) as a `RankFailed`."""
+    if "traceback" in report:
+        tb = cloudpickle.loads(report["traceback"])
+        _fill_lines(tb)
+        text = "".join(tb.format())
+    else:
+        text = report["traceback_text"]
+    exception = None
+    if "exception" in report:
+        try:
+            exception = cloudpickle.loads(report["exception"])
+        except Exception:
+            pass
+    return RankFailed(report["rank"], report["summary"], text, exception, unfinished, others)
+
+
+def _fill_lines(tb) -> None:
+    """The rank could not read notebook cells' source; this process can (IPython keeps them in linecache)."""
+    while tb is not None:
+        for frame in tb.stack:
+            if getattr(frame, "_line", "") is None:
+                frame._line = linecache.getline(frame.filename, frame.lineno)
+        tb = tb.__cause__ or (None if tb.__suppress_context__ else tb.__context__)
+
+
+def _ranks(ranks: list[int]) -> str:
+    return ", ".join(map(str, ranks))
+
+
+def _tail(unfinished: list[int], others: list[str]) -> str:
+    text = ""
+    if others:
+        text += "\n\nThen, on other ranks (often a consequence of the first failure):\n  " + "\n  ".join(others)
+    if unfinished:
+        text += f"\n\nStill running when it happened, and killed: rank(s) {_ranks(unfinished)}."
+    return text

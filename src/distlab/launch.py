@@ -1,0 +1,294 @@
+"""Run a function on N ranks of a real `torch.distributed` process group, from a notebook cell.
+
+    import torch, torch.distributed as dist, distlab
+
+    def hello():
+        t = torch.tensor([dist.get_rank()])
+        dist.all_reduce(t)
+        print("sum of ranks:", t.item())
+        return t.item()
+
+    distlab.launch(hello, world_size=4)      # -> [6, 6, 6, 6], and each rank's print prefixed "[rank k]"
+
+Why not `torch.multiprocessing.spawn`: it cannot run a function defined in a notebook (`Can't get attribute ... on
+<module '__main__'>`), it re-imports torch in every rank (seconds), and a failing or hung rank can leave the cell
+hanging with a secondary error. Here the function travels by value (cloudpickle), ranks are forked from a forkserver
+that already imported torch, and every launch has a deadline after which no rank is left alive.
+"""
+from __future__ import annotations
+
+import atexit
+import io
+import multiprocessing as mp
+import multiprocessing.connection
+from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
+import os
+import signal
+import sys
+import time
+import weakref
+
+import cloudpickle
+import torch
+import torch.distributed as dist
+
+from . import _pickle, _worker
+from ._output import RankOutput
+from .errors import LaunchTimeout, RankCrashed, RankFailed, rank_failure
+
+_PRELOAD = ["torch", "torch.distributed", "cloudpickle", "distlab.launch"]
+_GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
+_live_workers: "weakref.WeakSet[mp.process.BaseProcess]" = weakref.WeakSet()
+
+
+def _context():
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(_PRELOAD)
+    return ctx
+
+
+class _NoMainPopen(popen_forkserver.Popen):
+    """multiprocessing's forkserver start, minus re-running the parent's `__main__` script in each rank.
+
+    The function travels by value (cloudpickle), so the rank never needs `__main__`; re-running it would execute a
+    script's top level again in every rank (and a notebook has no file to re-run anyway).
+    """
+
+    def _launch(self, process_obj):
+        prep_data = spawn.get_preparation_data(process_obj._name)
+        prep_data.pop("init_main_from_path", None)
+        prep_data.pop("init_main_from_name", None)
+        buf = io.BytesIO()
+        context.set_spawning_popen(self)
+        try:
+            reduction.dump(prep_data, buf)
+            reduction.dump(process_obj, buf)
+        finally:
+            context.set_spawning_popen(None)
+        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
+        self.finalizer = util.Finalize(self, util.close_fds, (os.dup(w), self.sentinel))
+        with open(w, "wb", closefd=True) as f:
+            f.write(buf.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class _RankProcess(context.ForkServerProcess):
+    @staticmethod
+    def _Popen(process_obj):
+        return _NoMainPopen(process_obj)
+
+
+def warm_up() -> None:
+    """Start the forkserver (which imports torch once, ~3 s) without waiting for it.
+
+    Called when distlab is imported in a Jupyter kernel, so that the notebook's first launch is already warm.
+    """
+    _context()
+    forkserver.ensure_running()
+
+
+def default_backend(world_size: int) -> str:
+    """NCCL with one GPU per rank when there are enough GPUs, gloo on the CPU otherwise."""
+    if torch.cuda.is_available() and torch.cuda.device_count() >= world_size and dist.is_nccl_available():
+        return "nccl"
+    return "gloo"
+
+
+def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None, *, timeout: float = 60.0,
+           collective_timeout: float | None = None, backend: str | None = None, threads: int = 1,
+           output: str = "by_rank") -> list:
+    """Run `fn(*args, **kwargs)` on `world_size` ranks and return the per-rank results in rank order.
+
+    Each rank is a fresh process with the default process group already initialised (use `dist.get_rank()`);
+    the group is destroyed after `fn` returns. Tensors in the results come back on the CPU.
+
+    timeout: wall-clock deadline (s) for the whole launch; after it every rank is killed and `LaunchTimeout` names
+        the ranks that did not finish (their Python stacks are printed first, to show where they were stuck).
+    collective_timeout: how long (s) one collective may wait for its peers before it raises on that rank
+        (default: half of `timeout`, at most 30 s).
+    backend: "gloo" or "nccl"; by default NCCL with one GPU per rank when enough GPUs exist, else gloo.
+    threads: intra-op threads per rank (1: ranks share the cores without oversubscribing them).
+    output: "by_rank" prints each rank's output after the run, rank 0 first (deterministic: what nbval needs);
+        "live" prints lines as they come; "hide" drops them. Lines are prefixed "[rank k]".
+
+    Raises `RankFailed` (the rank that raised first, with its traceback), `RankCrashed` (a rank killed by a signal
+    or that exited), `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted; all ranks are gone by then.
+    """
+    _check_arguments(fn, world_size, timeout, collective_timeout, threads, output)
+    try:
+        payload = _pickle.dumps((fn, tuple(args), dict(kwargs or {})))
+    except Exception as exc:
+        raise TypeError(f"launch: cannot send `fn` or its arguments to the ranks (they must be picklable): "
+                        f"{type(exc).__name__}: {exc}") from exc
+    backend = backend or default_backend(world_size)
+    if collective_timeout is None:
+        collective_timeout = min(30.0, timeout / 2)
+    store = dist.TCPStore("127.0.0.1", 0, world_size + 1, is_master=True, wait_for_workers=False)
+    options = {"store": ("127.0.0.1", store.port), "backend": backend, "threads": threads,
+               "collective_timeout_s": collective_timeout, "deadline_s": timeout,
+               "cwd": os.getcwd(), "sys_path": list(sys.path)}
+    run = _Run(world_size, output)
+    try:
+        run.start(payload, options)
+        return run.wait(time.monotonic() + timeout, timeout)
+    finally:
+        run.stop()
+        del store
+
+
+def _check_arguments(fn, world_size, timeout, collective_timeout, threads, output) -> None:
+    if not callable(fn):
+        raise TypeError(f"launch: `fn` must be callable, got {type(fn).__name__}")
+    if not isinstance(world_size, int) or isinstance(world_size, bool) or world_size < 1:
+        raise ValueError(f"launch: `world_size` must be a positive int, got {world_size!r}")
+    if not timeout > 0:
+        raise ValueError(f"launch: `timeout` must be > 0 seconds, got {timeout!r}")
+    if collective_timeout is not None and not collective_timeout > 0:
+        raise ValueError(f"launch: `collective_timeout` must be > 0 seconds, got {collective_timeout!r}")
+    if not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"launch: `threads` must be a positive int, got {threads!r}")
+    if output not in ("by_rank", "live", "hide"):
+        raise ValueError(f"launch: `output` must be 'by_rank', 'live' or 'hide', got {output!r}")
+
+
+class _Run:
+    """The processes of one launch and the pipes that connect them to the notebook."""
+
+    def __init__(self, world_size: int, output: str):
+        self.world_size = world_size
+        self.output = RankOutput(world_size, output)
+        self.procs: list = []
+        self.results: dict[int, object] = {}
+        self.failures: list[tuple[float, int, dict]] = []  # (time, rank, report)
+        self.crashes: list[tuple[int, int]] = []  # (rank, exitcode)
+        self.lifeline_send = None
+
+    def start(self, payload: bytes, options: dict) -> None:
+        ctx = _context()
+        lifeline_recv, self.lifeline_send = ctx.Pipe(duplex=False)
+        self.result_conns = {}
+        for rank in range(self.world_size):
+            result_recv, result_send = ctx.Pipe(duplex=False)
+            out_recv, out_send = ctx.Pipe(duplex=False)
+            err_recv, err_send = ctx.Pipe(duplex=False)
+            conns = {"results": result_send, "out": out_send, "err": err_send, "lifeline": lifeline_recv}
+            proc = _RankProcess(target=_worker.run_rank, args=(rank, self.world_size, payload, options, conns),
+                               name=f"distlab-rank-{rank}", daemon=True)
+            proc.start()
+            _live_workers.add(proc)
+            self.procs.append(proc)
+            for conn in (result_send, out_send, err_send):
+                conn.close()  # the rank holds its own copy: ours would hide the rank's exit (no EOF)
+            self.result_conns[result_recv] = rank
+            self.output.add(rank, out_recv, err_recv)
+        lifeline_recv.close()
+
+    def wait(self, deadline: float, timeout: float) -> list:
+        first_failure_at = None
+        while len(self.results) < self.world_size:
+            now = time.monotonic()
+            if first_failure_at is not None and now >= first_failure_at + _GRACE_S:
+                self._raise_failure()
+            if now >= deadline:
+                self._raise_timeout(timeout)
+            limit = min(deadline, first_failure_at + _GRACE_S if first_failure_at else deadline) - now
+            ready = mp.connection.wait(self._waitables(), timeout=max(limit, 0.0))
+            self._handle(ready)
+            if (self.failures or self.crashes) and first_failure_at is None:
+                first_failure_at = time.monotonic()
+        self.output.flush()
+        return [self.results[rank] for rank in range(self.world_size)]
+
+    def _waitables(self) -> list:
+        crashed = {rank for rank, _ in self.crashes}
+        sentinels = [p.sentinel for rank, p in enumerate(self.procs)
+                     if rank not in self.results and rank not in crashed]
+        return list(self.result_conns) + self.output.waitables() + sentinels
+
+    def _handle(self, ready) -> None:
+        ready = set(ready)
+        for conn in [c for c in self.result_conns if c in ready]:
+            self._receive(conn)
+        self.output.read(ready)
+        for rank, proc in enumerate(self.procs):
+            if proc.sentinel in ready and rank not in self.results:
+                self._maybe_crashed(rank, proc)
+
+    def _receive(self, conn) -> None:
+        rank = self.result_conns.pop(conn)
+        try:
+            kind, rank, data = conn.recv()
+        except (EOFError, OSError):
+            return  # died before reporting: its sentinel tells us how
+        if kind == "ok":
+            self.results[rank] = cloudpickle.loads(data)
+        else:
+            self.failures.append((data["time"], rank, data))
+
+    def _maybe_crashed(self, rank: int, proc) -> None:
+        proc.join(0.5)
+        for conn, r in list(self.result_conns.items()):
+            if r == rank and conn.poll():  # its report was still in the pipe
+                self._receive(conn)
+        if rank not in self.results and not any(r == rank for _, r, _ in self.failures):
+            self.crashes.append((rank, proc.exitcode))
+
+    def _raise_failure(self):
+        unfinished = self._unfinished()
+        self.stop()
+        if self.crashes:  # a rank that died is the cause; errors on its peers are the consequence
+            rank, code = self.crashes[0]
+            raise RankCrashed(rank, code, unfinished, others=self._other_failures(rank))
+        _, rank, report = min(self.failures, key=lambda f: (f[0], f[1]))
+        raise rank_failure(report, unfinished, others=self._other_failures(rank)) from None
+
+    def _other_failures(self, first_rank: int) -> list[str]:
+        lines = [f"rank {r}: {rep['summary'].splitlines()[0] if rep['summary'] else '?'}"
+                 for _, r, rep in sorted(self.failures, key=lambda f: f[1]) if r != first_rank]
+        lines += [f"rank {r}: exited with code {code}" for r, code in self.crashes if r != first_rank]
+        return lines
+
+    def _unfinished(self) -> list[int]:
+        done = set(self.results) | {r for _, r, _ in self.failures} | {r for r, _ in self.crashes}
+        return [r for r in range(self.world_size) if r not in done]
+
+    def _raise_timeout(self, timeout: float):
+        unfinished = [r for r in range(self.world_size) if r not in self.results]
+        for rank in unfinished:  # ask each stuck rank for its Python stack (faulthandler prints it to stderr)
+            _signal(self.procs[rank], signal.SIGUSR1)
+        self.output.read_for(0.5)
+        self.stop()
+        raise LaunchTimeout(timeout, unfinished, finished=sorted(self.results))
+
+    def stop(self) -> None:
+        """Kill every rank still alive, collect what they printed, and close all pipes. Idempotent."""
+        if self.lifeline_send is not None:
+            self.lifeline_send.close()  # finished ranks are waiting for this to exit
+            self.lifeline_send = None
+        for rank, proc in enumerate(self.procs):
+            if rank not in self.results:
+                _signal(proc, signal.SIGKILL)
+        for proc in self.procs:
+            proc.join(5.0)
+            if proc.exitcode is None:
+                _signal(proc, signal.SIGKILL)
+                proc.join(5.0)
+        self.output.drain()
+        self.output.flush()
+        for conn in self.result_conns:
+            conn.close()
+        self.result_conns = {}
+
+
+def _signal(proc, signum) -> None:
+    try:
+        os.kill(proc.pid, signum)
+    except (ProcessLookupError, TypeError):
+        pass
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    for proc in list(_live_workers):
+        if proc.exitcode is None:
+            _signal(proc, signal.SIGKILL)

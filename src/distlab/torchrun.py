@@ -1,0 +1,116 @@
+"""Run a standalone script under `torchrun` from a notebook, its output streamed into the cell.
+
+    distlab.torchrun("train_ddp.py", nproc_per_node=4, args=["--steps", "20"])
+
+or, with the cell magic (available once distlab is imported in a notebook), write and run the cell as a script:
+
+    %%torchrun --nproc-per-node 4 --timeout 120
+    import torch.distributed as dist
+    dist.init_process_group("gloo")
+    print(dist.get_rank())
+
+This is "now run it as you would on a cluster": the same `torchrun` command works on a real multi-GPU node.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from .errors import LaunchError
+
+
+class TorchrunFailed(LaunchError):
+    """torchrun exited with an error, or ran past its deadline (then every process it started was killed)."""
+
+    def __init__(self, message: str, returncode: int | None):
+        super().__init__(message, unfinished=[])
+        self.returncode = returncode
+
+
+def torchrun_command(script: str, nproc_per_node: int = 4, args=()) -> list[str]:
+    """The command line, as you would type it on a cluster node (`--standalone`: a free port, one node)."""
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc_per_node}",
+            script, *map(str, args)]
+
+
+def torchrun(script: str, nproc_per_node: int = 4, args=(), *, timeout: float = 120.0, env: dict | None = None,
+             threads: int = 1, echo: bool = True) -> str:
+    """Run `script` under torchrun, print its output as it comes, return it; raise `TorchrunFailed` on failure."""
+    if not os.path.exists(script):
+        raise FileNotFoundError(f"torchrun: no script at {script!r}")
+    command = torchrun_command(script, nproc_per_node, args)
+    if echo:
+        print("$ torchrun " + " ".join(shlex.quote(c) for c in command[3:]), flush=True)
+    full_env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONUNBUFFERED": "1", **(env or {})}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=full_env,
+                            start_new_session=True)  # its own process group: one kill reaches every rank
+    lines: list[str] = []
+    reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
+    reader.start()
+    try:  # the finally takes every rank down with it: on success, deadline, Ctrl-C or the stop button alike
+        returncode = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise TorchrunFailed(f"torchrun {script}: deadline of {timeout:g} s passed; every rank was killed", None)
+    finally:
+        _kill_group(proc)  # ranks that outlived the agent, if any
+        reader.join(5)
+    output = "".join(lines)
+    if returncode != 0:
+        raise TorchrunFailed(f"torchrun {script} exited with code {returncode}; its last lines:\n"
+                             + "".join(lines[-20:]), returncode)
+    return output
+
+
+def _pump(stream, lines: list[str]) -> None:
+    for line in stream:
+        lines.append(line)
+        sys.stdout.write(line)
+        sys.stdout.flush()
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 3
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def torchrun_cell_magic(line: str, cell: str) -> None:
+    """`%%torchrun [--nproc-per-node N] [--timeout S] [script args...]`: run the cell's code as a script."""
+    words = shlex.split(line)
+    nproc, timeout, rest = 4, 120.0, []
+    while words:
+        word = words.pop(0)
+        if word in ("--nproc-per-node", "--nproc_per_node"):
+            nproc = int(words.pop(0))
+        elif word == "--timeout":
+            timeout = float(words.pop(0))
+        else:
+            rest.append(word)
+    with tempfile.TemporaryDirectory(prefix="distlab-torchrun-") as folder:
+        path = os.path.join(folder, "cell.py")
+        with open(path, "w") as f:
+            f.write(cell)
+        torchrun(path, nproc, rest, timeout=timeout, echo=False)
+
+
+def register_magic() -> None:
+    """Make `%%torchrun` available in the running IPython kernel, if any."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.register_magic_function(torchrun_cell_magic, magic_kind="cell", magic_name="torchrun")
