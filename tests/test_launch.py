@@ -1,0 +1,274 @@
+"""distlab.launch: results, output, and every way a launch can fail, each with its time bound and no process left.
+
+    pytest tests/test_launch.py
+"""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import psutil
+import pytest
+import torch
+import torch.distributed as dist
+
+import distlab
+from distlab.launch import _RankProcess  # noqa: F401  (imported so a broken module fails here, loudly)
+
+
+def rank_workers() -> list[psutil.Process]:
+    """Live rank processes: the forkserver's children (the forkserver is a child of this process)."""
+    workers = []
+    for child in psutil.Process().children():
+        try:
+            if "forkserver" in " ".join(child.cmdline()):
+                workers += [p for p in child.children() if p.status() != psutil.STATUS_ZOMBIE]
+        except psutil.NoSuchProcess:
+            pass
+    return workers
+
+
+@pytest.fixture(autouse=True)
+def no_workers_left():
+    """Every test must leave no rank process behind."""
+    yield
+    deadline = time.monotonic() + 2.0  # killed ranks need a moment to be reaped by the forkserver
+    while rank_workers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert rank_workers() == [], "rank processes outlived their launch"
+
+
+def timed(fn, *args, **kwargs):
+    start = time.monotonic()
+    try:
+        return fn(*args, **kwargs), time.monotonic() - start
+    except Exception as exc:
+        exc.elapsed = time.monotonic() - start
+        raise
+
+
+# --- results and output ---------------------------------------------------------------------------------------
+
+def _sum_of_ranks(offset, scale=1):
+    t = torch.tensor([dist.get_rank() + offset])
+    dist.all_reduce(t)
+    return {"rank": dist.get_rank(), "world": dist.get_world_size(), "sum": t * scale}
+
+
+def test_results_come_back_in_rank_order_with_args_and_kwargs():
+    results = distlab.launch(_sum_of_ranks, world_size=3, args=(10,), kwargs={"scale": 2})
+    assert [r["rank"] for r in results] == [0, 1, 2]
+    assert all(r["world"] == 3 for r in results)
+    assert all(torch.equal(r["sum"], torch.tensor([66])) for r in results)  # (10+11+12)*2
+
+
+def test_closures_and_local_classes_travel_by_value():
+    class Box:
+        def __init__(self, value):
+            self.value = value
+
+    factor = 7
+
+    def work():
+        return Box(dist.get_rank() * factor)
+
+    assert [b.value for b in distlab.launch(work, world_size=2)] == [0, 7]
+
+
+def test_process_group_is_gloo_with_one_thread_per_rank_and_destroyed_after():
+    def work():
+        return dist.get_backend(), torch.get_num_threads(), dist.is_initialized()
+
+    assert distlab.launch(work, world_size=2) == [("gloo", 1, True)] * 2
+    assert distlab.launch(lambda: torch.get_num_threads(), world_size=1, threads=2) == [2]
+
+
+def test_output_is_prefixed_and_sorted_by_rank(capsys):
+    def talk():
+        time.sleep(0.05 * (3 - dist.get_rank()))  # rank 3 speaks first...
+        print(f"hello from {dist.get_rank()}")
+        print(f"warning on {dist.get_rank()}", file=sys.stderr)
+
+    distlab.launch(talk, world_size=4)
+    out, err = capsys.readouterr()
+    assert out == "".join(f"[rank {r}] hello from {r}\n" for r in range(4))  # ...but rank 0 is shown first
+    assert err == "".join(f"[rank {r}] warning on {r}\n" for r in range(4))
+
+
+def test_live_output_and_hidden_output(capsys):
+    distlab.launch(lambda: print("live", dist.get_rank()), world_size=2, output="live")
+    out, _ = capsys.readouterr()
+    assert sorted(out.splitlines()) == ["[rank 0] live 0", "[rank 1] live 1"]
+    distlab.launch(lambda: print("quiet"), world_size=2, output="hide")
+    assert capsys.readouterr().out == ""
+
+
+def test_tensors_come_back_on_cpu_and_large_results_do_not_block():
+    results = distlab.launch(lambda: torch.full((4_000_000,), float(dist.get_rank())), world_size=2)
+    assert [r.device.type for r in results] == ["cpu", "cpu"]
+    assert results[1].sum().item() == 4_000_000
+
+
+# --- bad input ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, word", [
+    ({"world_size": 0}, "world_size"), ({"world_size": 2.0}, "world_size"), ({"timeout": 0}, "timeout"),
+    ({"collective_timeout": -1}, "collective_timeout"), ({"threads": 0}, "threads"), ({"output": "x"}, "output"),
+])
+def test_bad_arguments_are_named(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        distlab.launch(print, **kwargs)
+
+
+def test_unpicklable_arguments_are_reported_before_any_rank_starts():
+    with pytest.raises(TypeError, match="picklable"):
+        distlab.launch(print, world_size=2, args=(threading.Lock(),))
+    with pytest.raises(TypeError, match="callable"):
+        distlab.launch(42, world_size=2)
+
+
+def test_unpicklable_return_value_names_the_rank():
+    with pytest.raises(distlab.RankFailed, match="rank 0 failed first.*return value"):
+        distlab.launch(lambda: threading.Lock(), world_size=1)
+
+
+# --- failures: which rank, how fast, nothing left -------------------------------------------------------------
+
+def _raises_on(bad_rank):
+    if dist.get_rank() == bad_rank:
+        raise ValueError(f"boom on {bad_rank}")
+    dist.barrier()  # the others wait for the failing rank, as they would in training
+
+
+def test_a_raising_rank_is_named_with_its_own_traceback_within_5s():
+    with pytest.raises(distlab.RankFailed) as info:
+        timed(distlab.launch, _raises_on, world_size=4, args=(2,), timeout=30)
+    err = info.value
+    assert err.rank == 2 and isinstance(err.exception, ValueError)
+    assert "rank 2 failed first: ValueError: boom on 2" in str(err)
+    assert 'raise ValueError(f"boom on {bad_rank}")' in str(err)  # the original line, not a secondary error
+    assert "Connection closed" not in str(err).split("\n\n")[0]
+    assert err.unfinished == [0, 1, 3]
+    assert err.elapsed < 5
+
+
+def test_the_rank_that_failed_first_is_named_when_others_fail_later():
+    def cascade():
+        rank = dist.get_rank()
+        time.sleep(0.3 * rank)
+        raise RuntimeError(f"failure {rank}")
+
+    with pytest.raises(distlab.RankFailed, match="rank 0 failed first: RuntimeError: failure 0"):
+        distlab.launch(cascade, world_size=3)
+
+
+def test_system_exit_in_a_rank_is_reported_not_swallowed():
+    def leave():
+        sys.exit(3)
+
+    with pytest.raises(distlab.RankFailed, match="SystemExit"):
+        distlab.launch(leave, world_size=2)
+
+
+@pytest.mark.parametrize("how, expected", [
+    (lambda: os.kill(os.getpid(), signal.SIGKILL), "was killed by signal SIGKILL"),
+    (lambda: os.kill(os.getpid(), signal.SIGSEGV), "was killed by signal SIGSEGV"),
+    (lambda: os._exit(3), "exited with code 3"),
+])
+def test_a_rank_that_dies_is_named_with_its_signal_or_code(how, expected):
+    def die():
+        if dist.get_rank() == 1:
+            how()
+        dist.barrier()
+
+    with pytest.raises(distlab.RankCrashed, match=f"rank 1 {expected}") as info:
+        timed(distlab.launch, die, world_size=3, timeout=30)
+    assert info.value.rank == 1 and info.value.elapsed < 5
+
+
+def test_a_hung_rank_hits_the_collective_timeout_and_is_named_as_unfinished():
+    def hang():
+        if dist.get_rank() == 3:
+            time.sleep(600)
+        dist.barrier()
+
+    with pytest.raises(distlab.RankFailed, match="Timed out") as info:
+        timed(distlab.launch, hang, world_size=4, timeout=30, collective_timeout=1.5)
+    assert info.value.unfinished == [3]
+    assert "Still running when it happened, and killed: rank(s) 3" in str(info.value)
+    assert info.value.elapsed < 5
+
+
+def test_the_wall_clock_deadline_kills_every_rank_and_shows_where_they_were(capsys):
+    def stuck():
+        if dist.get_rank() != 0:
+            time.sleep(600)  # no collective here: only the deadline can end this
+
+    with pytest.raises(distlab.LaunchTimeout) as info:
+        timed(distlab.launch, stuck, world_size=3, timeout=1.5)
+    err = info.value
+    assert err.unfinished == [1, 2] and err.finished == [0]
+    assert "rank(s) 1, 2 did not finish" in str(err)
+    assert err.elapsed < 4
+    stacks = capsys.readouterr().err
+    assert "[rank 1]" in stacks and "in stuck" in stacks  # faulthandler's dump of the stuck rank's stack
+
+
+def test_ctrl_c_stops_every_rank():
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        distlab.launch(time.sleep, world_size=3, args=(600,), timeout=60)
+    assert time.monotonic() - start < 4
+
+
+def test_eight_launches_at_once_do_not_clash():
+    results, errors = {}, []
+
+    def one(i):
+        try:
+            results[i] = distlab.launch(_sum_of_ranks, world_size=2, args=(i,), output="hide", timeout=60)
+        except Exception as exc:  # pragma: no cover - reported by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert {i: r[0]["sum"].item() for i, r in results.items()} == {i: 2 * i + 1 for i in range(8)}
+
+
+def test_no_rank_outlives_a_killed_notebook(tmp_path):
+    """If the kernel itself dies (SIGKILL, no cleanup), the ranks notice their lifeline close and exit."""
+    script = tmp_path / "parent.py"
+    script.write_text(textwrap.dedent("""
+        import os, time, torch.distributed as dist, distlab
+        def report_and_wait():
+            print("pid", os.getpid(), flush=True)
+            time.sleep(600)
+        distlab.launch(report_and_wait, world_size=2, output="live", timeout=300)
+    """))
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(parent.stdout.readline().split()[-1]) for _ in range(2)]
+        assert all(psutil.pid_exists(pid) for pid in pids)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in pids), "ranks outlived their notebook"
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False

@@ -1,0 +1,103 @@
+"""distlab.launch inside a real Jupyter kernel: what a learner does in a cell, including pressing the stop button.
+
+    pytest tests/test_launch_notebook.py
+"""
+import queue
+import textwrap
+import time
+
+import psutil
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        yield manager, client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def run_cell(client, code: str, timeout: float = 60) -> tuple[str, str, dict | None]:
+    """Execute `code`; return (stdout, stderr, error) as the notebook would show them."""
+    msg_id = client.execute(textwrap.dedent(code))
+    out, err, error = [], [], None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            msg = client.get_iopub_msg(timeout=max(deadline - time.monotonic(), 0.1))
+        except queue.Empty:
+            raise TimeoutError(f"cell did not finish in {timeout} s:\n{code}")
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "stream":
+            (out if content["name"] == "stdout" else err).append(content["text"])
+        elif kind == "error":
+            error = content
+        elif kind == "status" and content["execution_state"] == "idle":
+            return "".join(out), "".join(err), error
+
+
+def kernel_rank_workers(manager) -> list[psutil.Process]:
+    kernel = psutil.Process(manager.provisioner.process.pid)
+    return [p for child in kernel.children() if "forkserver" in " ".join(child.cmdline())
+            for p in child.children() if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_notebook_defined_functions_classes_and_closures_run_on_4_ranks(kernel):
+    _, client = kernel
+    run_cell(client, "import distlab, torch, torch.distributed as dist")
+    out, _, error = run_cell(client, """
+        class Counter:
+            def __init__(self, start):
+                self.value = start
+        def make_worker(step):
+            def worker():
+                c = Counter(dist.get_rank())
+                t = torch.tensor([c.value * step])
+                dist.all_reduce(t)
+                print("total", t.item())
+                return c
+            return worker
+        print([c.value for c in distlab.launch(make_worker(10), world_size=4)])
+    """)
+    assert error is None
+    assert out == "".join(f"[rank {r}] total 60\n" for r in range(4)) + "[0, 1, 2, 3]\n"
+
+
+def test_a_failing_rank_shows_the_line_of_the_cell(kernel):
+    _, client = kernel
+    _, _, error = run_cell(client, """
+        def broken():
+            if dist.get_rank() == 3:
+                values = {}
+                return values["missing"]
+            dist.barrier()
+        distlab.launch(broken, world_size=4)
+    """)
+    assert error is not None and error["ename"] == "RankFailed"
+    assert "rank 3 failed first: KeyError: 'missing'" in error["evalue"]
+    assert 'return values["missing"]' in error["evalue"]  # the cell's own source line, looked up in the kernel
+
+
+def test_the_stop_button_stops_every_rank(kernel):
+    manager, client = kernel
+    msg_id = client.execute("distlab.launch(__import__('time').sleep, world_size=4, args=(600,), timeout=300)")
+    deadline = time.monotonic() + 20
+    while len(kernel_rank_workers(manager)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(kernel_rank_workers(manager)) == 4
+    start = time.monotonic()
+    manager.interrupt_kernel()
+    reply = client.get_shell_msg(timeout=10)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = client.get_shell_msg(timeout=10)
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
+    while kernel_rank_workers(manager) and time.monotonic() - start < 5:
+        time.sleep(0.05)
+    assert kernel_rank_workers(manager) == []
+    assert time.monotonic() - start < 5
