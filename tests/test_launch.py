@@ -16,7 +16,7 @@ import torch
 import torch.distributed as dist
 
 import distlab
-from distlab.launch import _RankProcess  # noqa: F401  (imported so a broken module fails here, loudly)
+
 
 
 def rank_workers() -> list[psutil.Process]:
@@ -117,6 +117,7 @@ def test_tensors_come_back_on_cpu_and_large_results_do_not_block():
 @pytest.mark.parametrize("kwargs, word", [
     ({"world_size": 0}, "world_size"), ({"world_size": 2.0}, "world_size"), ({"timeout": 0}, "timeout"),
     ({"collective_timeout": -1}, "collective_timeout"), ({"threads": 0}, "threads"), ({"output": "x"}, "output"),
+    ({"backend": "mpi"}, "backend"), ({"backend": "nccl", "world_size": 64}, "one GPU per rank"),
 ])
 def test_bad_arguments_are_named(kwargs, word):
     with pytest.raises(ValueError, match=word):

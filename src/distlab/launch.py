@@ -18,10 +18,8 @@ that already imported torch, and every launch has a deadline after which no rank
 from __future__ import annotations
 
 import atexit
-import io
 import multiprocessing as mp
 import multiprocessing.connection
-from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
 import os
 import signal
 import sys
@@ -33,58 +31,12 @@ import torch
 import torch.distributed as dist
 
 from . import _pickle, _worker
+from ._forkserver import RankProcess, get_context, warm_up  # noqa: F401  (warm_up is public via distlab)
 from ._output import RankOutput
-from .errors import LaunchTimeout, RankCrashed, RankFailed, rank_failure
+from .errors import LaunchTimeout, RankCrashed, rank_failure
 
-_PRELOAD = ["torch", "torch.distributed", "cloudpickle", "distlab.launch"]
 _GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
 _live_workers: "weakref.WeakSet[mp.process.BaseProcess]" = weakref.WeakSet()
-
-
-def _context():
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(_PRELOAD)
-    return ctx
-
-
-class _NoMainPopen(popen_forkserver.Popen):
-    """multiprocessing's forkserver start, minus re-running the parent's `__main__` script in each rank.
-
-    The function travels by value (cloudpickle), so the rank never needs `__main__`; re-running it would execute a
-    script's top level again in every rank (and a notebook has no file to re-run anyway).
-    """
-
-    def _launch(self, process_obj):
-        prep_data = spawn.get_preparation_data(process_obj._name)
-        prep_data.pop("init_main_from_path", None)
-        prep_data.pop("init_main_from_name", None)
-        buf = io.BytesIO()
-        context.set_spawning_popen(self)
-        try:
-            reduction.dump(prep_data, buf)
-            reduction.dump(process_obj, buf)
-        finally:
-            context.set_spawning_popen(None)
-        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
-        self.finalizer = util.Finalize(self, util.close_fds, (os.dup(w), self.sentinel))
-        with open(w, "wb", closefd=True) as f:
-            f.write(buf.getbuffer())
-        self.pid = forkserver.read_signed(self.sentinel)
-
-
-class _RankProcess(context.ForkServerProcess):
-    @staticmethod
-    def _Popen(process_obj):
-        return _NoMainPopen(process_obj)
-
-
-def warm_up() -> None:
-    """Start the forkserver (which imports torch once, ~3 s) without waiting for it.
-
-    Called when distlab is imported in a Jupyter kernel, so that the notebook's first launch is already warm.
-    """
-    _context()
-    forkserver.ensure_running()
 
 
 def default_backend(world_size: int) -> str:
@@ -115,12 +67,12 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
     or that exited), `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted; all ranks are gone by then.
     """
     _check_arguments(fn, world_size, timeout, collective_timeout, threads, output)
+    backend = _check_backend(backend, world_size)
     try:
         payload = _pickle.dumps((fn, tuple(args), dict(kwargs or {})))
     except Exception as exc:
         raise TypeError(f"launch: cannot send `fn` or its arguments to the ranks (they must be picklable): "
                         f"{type(exc).__name__}: {exc}") from exc
-    backend = backend or default_backend(world_size)
     if collective_timeout is None:
         collective_timeout = min(30.0, timeout / 2)
     store = dist.TCPStore("127.0.0.1", 0, world_size + 1, is_master=True, wait_for_workers=False)
@@ -151,6 +103,17 @@ def _check_arguments(fn, world_size, timeout, collective_timeout, threads, outpu
         raise ValueError(f"launch: `output` must be 'by_rank', 'live' or 'hide', got {output!r}")
 
 
+def _check_backend(backend: str | None, world_size: int) -> str:
+    if backend is None:
+        return default_backend(world_size)
+    if backend not in ("gloo", "nccl"):
+        raise ValueError(f"launch: `backend` must be 'gloo' or 'nccl', got {backend!r}")
+    if backend == "nccl" and torch.cuda.device_count() < world_size:
+        raise ValueError(f"launch: backend='nccl' needs one GPU per rank: world_size={world_size}, "
+                         f"GPUs found: {torch.cuda.device_count()}")
+    return backend
+
+
 class _Run:
     """The processes of one launch and the pipes that connect them to the notebook."""
 
@@ -164,7 +127,7 @@ class _Run:
         self.lifeline_send = None
 
     def start(self, payload: bytes, options: dict) -> None:
-        ctx = _context()
+        ctx = get_context()
         lifeline_recv, self.lifeline_send = ctx.Pipe(duplex=False)
         self.result_conns = {}
         for rank in range(self.world_size):
@@ -172,7 +135,7 @@ class _Run:
             out_recv, out_send = ctx.Pipe(duplex=False)
             err_recv, err_send = ctx.Pipe(duplex=False)
             conns = {"results": result_send, "out": out_send, "err": err_send, "lifeline": lifeline_recv}
-            proc = _RankProcess(target=_worker.run_rank, args=(rank, self.world_size, payload, options, conns),
+            proc = RankProcess(target=_worker.run_rank, args=(rank, self.world_size, payload, options, conns),
                                name=f"distlab-rank-{rank}", daemon=True)
             proc.start()
             _live_workers.add(proc)

@@ -1,0 +1,59 @@
+"""How ranks are started: forked from a forkserver that imported torch once, so a launch costs a fork, not an import.
+
+A plain fork of the notebook's kernel would be faster still, but a kernel that already ran torch ops has a live
+OpenMP thread pool, and forking it deadlocks the child. The forkserver is a fresh process that only imported torch.
+"""
+import io
+import multiprocessing as mp
+import os
+from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
+
+PRELOAD = ["torch", "torch.distributed", "cloudpickle", "distlab._forkserver", "distlab._worker"]
+
+
+def get_context():
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    return ctx
+
+
+class _NoMainPopen(popen_forkserver.Popen):
+    """multiprocessing's forkserver start, minus re-running the parent's `__main__` script in each rank.
+
+    The function travels by value (cloudpickle), so the rank never needs `__main__`; re-running it would execute a
+    script's top level again in every rank (and a notebook has no file to re-run anyway).
+    """
+
+    def _launch(self, process_obj):
+        prep_data = spawn.get_preparation_data(process_obj._name)
+        prep_data.pop("init_main_from_path", None)
+        prep_data.pop("init_main_from_name", None)
+        buf = io.BytesIO()
+        context.set_spawning_popen(self)
+        try:
+            reduction.dump(prep_data, buf)
+            reduction.dump(process_obj, buf)
+        finally:
+            context.set_spawning_popen(None)
+        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
+        self.finalizer = util.Finalize(self, util.close_fds, (os.dup(w), self.sentinel))
+        with open(w, "wb", closefd=True) as f:
+            f.write(buf.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class RankProcess(context.ForkServerProcess):
+    """A forkserver process that starts without re-running `__main__` (see `_NoMainPopen`)."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        return _NoMainPopen(process_obj)
+
+
+def warm_up() -> None:
+    """Start the forkserver (which imports torch once, ~3 s) without waiting for it.
+
+    Called when distlab is imported in a Jupyter kernel, so that the notebook's first launch is already warm.
+    """
+    get_context()
+    forkserver.ensure_running()

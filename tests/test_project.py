@@ -1,0 +1,88 @@
+"""The project's own conventions: dependencies agree, notebooks are committed clean, the entry point answers.
+
+    pytest tests/test_project.py
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import tomllib
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(p for folder in ("lessons", "solutions", "exercises") for p in (ROOT / folder).rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts)
+CONDA_TO_PYPI = {"pytorch": "torch"}
+ALLOWED_NOTEBOOK_METADATA = {"kernelspec", "language_info"}
+ALLOWED_CELL_METADATA = {"nbgrader", "tags", "editable", "deletable"}
+
+
+def _requirements(lines) -> dict[str, str]:
+    """{normalised name: version specifier} of requirement strings like 'jupyterlab>=4,<5'."""
+    parsed = {}
+    for line in lines:
+        name, spec = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*", line).groups()
+        parsed[CONDA_TO_PYPI.get(name.lower(), name.lower().replace("_", "-"))] = spec.replace(" ", "")
+    return parsed
+
+
+def test_environment_yml_matches_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pyproject = _requirements(project["dependencies"] + project["optional-dependencies"]["dev"])
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    conda = _requirements(d for d in env["dependencies"] if isinstance(d, str) and not d.startswith(("python", "pip")))
+    assert conda == pyproject, "environment.yml and pyproject.toml list different packages or versions"
+    assert project["requires-python"] == ">=3.10" and "python>=3.10" in env["dependencies"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_notebooks_are_committed_clean(path):
+    notebook = json.loads(path.read_text())
+    assert set(notebook["metadata"]) <= ALLOWED_NOTEBOOK_METADATA, f"volatile notebook metadata in {path.name}"
+    for index, cell in enumerate(notebook["cells"]):
+        where = f"{path.name}, cell {index}"
+        assert set(cell.get("metadata", {})) <= ALLOWED_CELL_METADATA, f"volatile cell metadata in {where}"
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None, f"outputs left in {where}"
+
+
+def test_every_lesson_has_an_exercise_set_and_a_solution_set():
+    lessons = {p.stem for p in (ROOT / "lessons").glob("0*.ipynb")}
+    assert lessons, "no lessons found"
+    assert lessons <= {p.name for p in (ROOT / "solutions").iterdir() if p.is_dir()}
+    assert lessons <= {p.name for p in (ROOT / "exercises").iterdir() if p.is_dir()}
+
+
+def test_course_script_explains_itself():
+    result = subprocess.run([str(ROOT / "course"), "help"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0 and "./course test" in result.stdout and "./course lab" in result.stdout
+    result = subprocess.run([str(ROOT / "course"), "frobnicate"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+
+
+def test_course_lab_serves_the_lessons(tmp_path):
+    """`./course lab` starts JupyterLab on the first lesson (headless here; a learner gets a browser tab)."""
+    log = tmp_path / "lab.log"
+    with open(log, "w") as out:
+        lab = subprocess.Popen([str(ROOT / "course"), "lab", "--no-browser", "--ServerApp.port=0",
+                                "--IdentityProvider.token=course-test", f"--ServerApp.runtime_dir={tmp_path}"],
+                               stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        url, deadline = None, time.monotonic() + 120
+        while url is None and time.monotonic() < deadline and lab.poll() is None:
+            time.sleep(0.5)
+            found = re.search(r"http://127\.0\.0\.1:\d+", log.read_text())
+            url = found.group(0) if found else None
+        assert url, f"JupyterLab did not start:\n{log.read_text()[-2000:]}"
+        with urllib.request.urlopen(f"{url}/api/contents/lessons?token=course-test", timeout=30) as response:
+            names = {item["name"] for item in json.load(response)["content"]}
+        assert "01_data_parallelism.ipynb" in names
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        lab.wait(timeout=30)
