@@ -203,6 +203,17 @@ def test_a_hung_rank_hits_the_collective_timeout_and_is_named_as_unfinished():
     assert info.value.elapsed < 5
 
 
+def test_a_rank_that_returns_early_is_named_and_does_not_close_its_sockets_under_its_peers():
+    def skip_on_3():
+        if dist.get_rank() != 3:
+            dist.all_reduce(torch.ones(4))
+
+    with pytest.raises(distlab.RankFailed) as info:
+        distlab.launch(skip_on_3, world_size=4, timeout=30, collective_timeout=1.5)
+    assert "Timed out" in info.value.summary  # a timeout, not a misleading "Connection closed by peer"
+    assert "Had already returned: rank(s) 3" in str(info.value)
+
+
 def test_the_wall_clock_deadline_kills_every_rank_and_shows_where_they_were(capsys):
     def stuck():
         if dist.get_rank() != 0:
@@ -215,7 +226,8 @@ def test_the_wall_clock_deadline_kills_every_rank_and_shows_where_they_were(caps
     assert "rank(s) 1, 2 did not finish" in str(err)
     assert err.elapsed < 4
     stacks = capsys.readouterr().err
-    assert "[rank 1]" in stacks and "in stuck" in stacks  # faulthandler's dump of the stuck rank's stack
+    assert "[rank 1] where rank 1 was stuck" in stacks and "in stuck" in stacks  # faulthandler's dump
+    assert "_worker.py" not in stacks and "multiprocessing" not in stacks  # our plumbing is not shown
 
 
 def test_ctrl_c_stops_every_rank():

@@ -67,6 +67,11 @@ class RankOutput:
             self._line(key, line)
         return True
 
+    def add_lines(self, rank: int, stream: str, lines: list[str]) -> None:
+        """Show lines as if `rank` had printed them (e.g. its stack, read from elsewhere)."""
+        for line in lines:
+            self._line((rank, stream), line.encode())
+
     def _line(self, key: tuple[int, str], raw: bytes) -> None:
         rank, stream = key
         line = f"[rank {rank}] {raw.decode(errors='replace').rstrip(chr(13))}\n"
@@ -89,3 +94,20 @@ def _write(stream: str, text: str) -> None:
     target = sys.stdout if stream == "out" else sys.stderr
     target.write(text)
     target.flush()
+
+
+_PLUMBING = ("/multiprocessing/", "/distlab/_worker.py", "/distlab/_forkserver.py", "/threading.py", '"<string>"')
+
+
+def clean_stack_dump(text: str) -> list[str]:
+    """faulthandler's dump of every thread, reduced to what the learner wrote: the threads running their code.
+
+    Frames of our own plumbing (the forkserver bootstrap, the lifeline thread) are dropped, and so is every thread
+    left with no frame at all.
+    """
+    lines = []
+    for block in text.strip().split("\n\n"):
+        if "_worker.py" in block and " in watch" in block:
+            continue  # the lifeline thread
+        lines += [line for line in block.splitlines()[1:] if not any(part in line for part in _PLUMBING)]
+    return lines

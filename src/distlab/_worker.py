@@ -21,6 +21,7 @@ import torch
 import torch.distributed as dist
 
 EXIT_ORPHANED = 70  # the notebook went away (or the deadline passed): leave at once, with a code nobody else uses
+_stack_file = None  # where faulthandler writes this rank's stacks when the notebook asks (SIGUSR1)
 
 
 def _redirect_output(out_conn, err_conn) -> None:
@@ -44,6 +45,7 @@ def _watch_lifeline(lifeline, seconds: float) -> None:
             lifeline.poll(seconds)
         except (EOFError, OSError):
             pass
+        time.sleep(2.0)  # a rank that finished exits by itself meanwhile (see run_rank); a stuck one does not
         os._exit(EXIT_ORPHANED)
 
     threading.Thread(target=watch, name="distlab-lifeline", daemon=True).start()
@@ -76,7 +78,9 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
     """Entry point of one rank (the forkserver's child)."""
     _redirect_output(conns.pop("out"), conns.pop("err"))
     _watch_lifeline(conns["lifeline"], options["deadline_s"] + 10.0)
-    faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)  # "where is each rank stuck?"
+    global _stack_file
+    _stack_file = open(os.path.join(options["stack_dir"], f"rank{rank}.txt"), "w")
+    faulthandler.register(signal.SIGUSR1, file=_stack_file, all_threads=True)  # "where is each rank stuck?"
     results = conns["results"]
     try:
         os.chdir(options["cwd"])
@@ -92,8 +96,6 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
         except Exception as exc:
             raise TypeError(f"the function's return value cannot be sent back to the notebook: {exc}") from exc
         results.send(("ok", rank, data))
-        if dist.is_initialized():
-            dist.destroy_process_group()
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the notebook must hear of them
         sys.stdout.flush()
         sys.stderr.flush()
@@ -103,7 +105,9 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
         # that left early would make its peers fail with a misleading "Connection closed by peer".
         try:
             conns["lifeline"].poll(options["deadline_s"] + 10.0)
-        except (EOFError, OSError):
+            if dist.is_initialized():
+                dist.destroy_process_group()
+        except BaseException:
             pass
         os._exit(0)
 

@@ -18,9 +18,9 @@ class LaunchError(RuntimeError):
 class RankFailed(LaunchError):
     """A rank raised. `rank` is the one that raised first; `exception` is its exception (when it could be sent)."""
 
-    def __init__(self, rank: int, summary: str, traceback_text: str, exception, unfinished, others):
+    def __init__(self, rank: int, summary: str, traceback_text: str, exception, unfinished, others, finished=()):
         message = f"rank {rank} failed first: {summary}\n\n{traceback_text.rstrip()}"
-        message += _tail(unfinished, others)
+        message += _tail(unfinished, others, finished)
         super().__init__(message, unfinished)
         self.rank, self.summary, self.exception, self.traceback_text = rank, summary, exception, traceback_text
 
@@ -28,12 +28,12 @@ class RankFailed(LaunchError):
 class RankCrashed(LaunchError):
     """A rank died without reporting: killed by a signal (e.g. out of memory, SIGKILL) or exited (`os._exit`)."""
 
-    def __init__(self, rank: int, exitcode: int | None, unfinished, others):
+    def __init__(self, rank: int, exitcode: int | None, unfinished, others, finished=()):
         if exitcode is not None and exitcode < 0:
             how = f"was killed by signal {signal.Signals(-exitcode).name}"
         else:
             how = f"exited with code {exitcode} before returning a result"
-        super().__init__(f"rank {rank} {how}" + _tail(unfinished, others), unfinished)
+        super().__init__(f"rank {rank} {how}" + _tail(unfinished, others, finished), unfinished)
         self.rank, self.exitcode = rank, exitcode
         self.signal = signal.Signals(-exitcode) if exitcode is not None and exitcode < 0 else None
 
@@ -50,7 +50,7 @@ class LaunchTimeout(LaunchError, TimeoutError):
         self.timeout, self.finished = timeout, finished
 
 
-def rank_failure(report: dict, unfinished: list[int], others: list[str]) -> RankFailed:
+def rank_failure(report: dict, unfinished: list[int], others: list[str], finished=()) -> RankFailed:
     """Rebuild a rank's error report (sent by the worker) as a `RankFailed`."""
     if "traceback" in report:
         tb = cloudpickle.loads(report["traceback"])
@@ -64,7 +64,7 @@ def rank_failure(report: dict, unfinished: list[int], others: list[str]) -> Rank
             exception = cloudpickle.loads(report["exception"])
         except Exception:
             pass
-    return RankFailed(report["rank"], report["summary"], text, exception, unfinished, others)
+    return RankFailed(report["rank"], report["summary"], text, exception, unfinished, others, finished)
 
 
 def _fill_lines(tb) -> None:
@@ -80,10 +80,13 @@ def _ranks(ranks: list[int]) -> str:
     return ", ".join(map(str, ranks))
 
 
-def _tail(unfinished: list[int], others: list[str]) -> str:
+def _tail(unfinished: list[int], others: list[str], finished=()) -> str:
     text = ""
     if others:
         text += "\n\nThen, on other ranks (often a consequence of the first failure):\n  " + "\n  ".join(others)
     if unfinished:
         text += f"\n\nStill running when it happened, and killed: rank(s) {_ranks(unfinished)}."
+    if finished:
+        text += (f"\n\nHad already returned: rank(s) {_ranks(finished)}. (A rank that returns while its peers still "
+                 "wait for it in a collective makes them time out.)")
     return text

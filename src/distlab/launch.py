@@ -21,8 +21,10 @@ import atexit
 import multiprocessing as mp
 import multiprocessing.connection
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 import weakref
 
@@ -32,7 +34,7 @@ import torch.distributed as dist
 
 from . import _pickle, _worker
 from ._forkserver import RankProcess, get_context, warm_up  # noqa: F401  (warm_up is public via distlab)
-from ._output import RankOutput
+from ._output import RankOutput, clean_stack_dump
 from .errors import LaunchTimeout, RankCrashed, rank_failure
 
 _GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
@@ -76,10 +78,10 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
     if collective_timeout is None:
         collective_timeout = min(30.0, timeout / 2)
     store = dist.TCPStore("127.0.0.1", 0, world_size + 1, is_master=True, wait_for_workers=False)
+    run = _Run(world_size, output)
     options = {"store": ("127.0.0.1", store.port), "backend": backend, "threads": threads,
                "collective_timeout_s": collective_timeout, "deadline_s": timeout,
-               "cwd": os.getcwd(), "sys_path": list(sys.path)}
-    run = _Run(world_size, output)
+               "cwd": os.getcwd(), "sys_path": list(sys.path), "stack_dir": run.stack_dir}
     try:
         run.start(payload, options)
         return run.wait(time.monotonic() + timeout, timeout)
@@ -125,6 +127,7 @@ class _Run:
         self.failures: list[tuple[float, int, dict]] = []  # (time, rank, report)
         self.crashes: list[tuple[int, int]] = []  # (rank, exitcode)
         self.lifeline_send = None
+        self.stack_dir = tempfile.mkdtemp(prefix="distlab-stacks-")
 
     def start(self, payload: bytes, options: dict) -> None:
         ctx = get_context()
@@ -201,9 +204,9 @@ class _Run:
         self.stop()
         if self.crashes:  # a rank that died is the cause; errors on its peers are the consequence
             rank, code = self.crashes[0]
-            raise RankCrashed(rank, code, unfinished, others=self._other_failures(rank))
+            raise RankCrashed(rank, code, unfinished, self._other_failures(rank), finished=sorted(self.results))
         _, rank, report = min(self.failures, key=lambda f: (f[0], f[1]))
-        raise rank_failure(report, unfinished, others=self._other_failures(rank)) from None
+        raise rank_failure(report, unfinished, self._other_failures(rank), finished=sorted(self.results)) from None
 
     def _other_failures(self, first_rank: int) -> list[str]:
         lines = [f"rank {r}: {rep['summary'].splitlines()[0] if rep['summary'] else '?'}"
@@ -217,11 +220,20 @@ class _Run:
 
     def _raise_timeout(self, timeout: float):
         unfinished = [r for r in range(self.world_size) if r not in self.results]
-        for rank in unfinished:  # ask each stuck rank for its Python stack (faulthandler prints it to stderr)
-            _signal(self.procs[rank], signal.SIGUSR1)
-        self.output.read_for(0.5)
+        self._print_stacks(unfinished)
         self.stop()
         raise LaunchTimeout(timeout, unfinished, finished=sorted(self.results))
+
+    def _print_stacks(self, ranks: list[int]) -> None:
+        """Ask each stuck rank where it is (faulthandler answers SIGUSR1, even inside a C++ collective)."""
+        for rank in ranks:
+            _signal(self.procs[rank], signal.SIGUSR1)
+        self.output.read_for(0.5)  # meanwhile, whatever they printed last
+        for rank in ranks:
+            with open(os.path.join(self.stack_dir, f"rank{rank}.txt")) as f:
+                lines = clean_stack_dump(f.read())
+            if lines:
+                self.output.add_lines(rank, "err", [f"where rank {rank} was stuck (most recent call first):"] + lines)
 
     def stop(self) -> None:
         """Kill every rank still alive, collect what they printed, and close all pipes. Idempotent."""
@@ -241,6 +253,7 @@ class _Run:
         for conn in self.result_conns:
             conn.close()
         self.result_conns = {}
+        shutil.rmtree(self.stack_dir, ignore_errors=True)
 
 
 def _signal(proc, signum) -> None:
