@@ -31,6 +31,12 @@ def rank_workers() -> list[psutil.Process]:
     return workers
 
 
+@pytest.fixture(scope="module", autouse=True)
+def warm_forkserver():
+    """Time bounds below are for a warm launch: start the forkserver (it imports torch once) before any test."""
+    distlab.launch(int, world_size=1)
+
+
 @pytest.fixture(autouse=True)
 def no_workers_left():
     """Every test must leave no rank process behind."""
