@@ -1,0 +1,71 @@
+"""distlab.plot: the α–β fit recovers known parameters, bandwidths follow nccl-tests, the figure has its labels.
+
+    pytest tests/test_plot.py
+"""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pytest
+
+from distlab.plot import alg_bandwidth, bus_bandwidth, fit_alpha_beta, format_bytes, plot_bandwidth
+
+SIZES = 2.0 ** np.arange(10, 27, 4)  # 1 KiB ... 64 MiB
+
+
+def test_fit_recovers_alpha_beta_exactly_without_noise():
+    alpha, beta = 50e-6, 1 / 2e9  # 50 µs, 2 GB/s
+    fitted = fit_alpha_beta(SIZES, alpha + beta * SIZES)
+    assert fitted == pytest.approx((alpha, beta), rel=1e-9)
+
+
+def test_fit_is_close_with_multiplicative_noise():
+    rng = np.random.default_rng(0)
+    alpha, beta = 2e-3, 1 / 3e8
+    times = (alpha + beta * SIZES) * rng.uniform(0.95, 1.05, SIZES.shape)
+    fitted_alpha, fitted_beta = fit_alpha_beta(SIZES, times)
+    assert fitted_alpha == pytest.approx(alpha, rel=0.15)
+    assert fitted_beta == pytest.approx(beta, rel=0.15)
+
+
+def test_fit_never_returns_negative_parameters():
+    alpha, beta = fit_alpha_beta([1e3, 1e6, 1e7], [1.0, 0.9, 0.8])  # time falling with size: no bandwidth term
+    assert alpha > 0 and beta == 0
+    alpha, beta = fit_alpha_beta([1e3, 1e6], [1e-9, 1e-3])  # a pure bandwidth line with a tiny negative offset
+    assert alpha >= 0 and beta > 0
+
+
+def test_fit_rejects_bad_input():
+    with pytest.raises(ValueError):
+        fit_alpha_beta([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError):
+        fit_alpha_beta([1], [1])
+    with pytest.raises(ValueError):
+        fit_alpha_beta([1, 2], [0, 1])
+
+
+def test_bus_bandwidth_follows_nccl_tests():
+    assert alg_bandwidth(1e9, 2.0) == 5e8
+    assert bus_bandwidth(1e9, 2.0, world_size=4) == pytest.approx(5e8 * 2 * 3 / 4)
+    assert bus_bandwidth(1e9, 2.0, world_size=4, collective="all_gather") == pytest.approx(5e8 * 3 / 4)
+    assert bus_bandwidth(1e9, 2.0, world_size=8, collective="broadcast") == pytest.approx(5e8)
+    assert bus_bandwidth(1e9, 1.0, world_size=1) == 0  # one rank moves nothing
+    np.testing.assert_allclose(bus_bandwidth(SIZES, SIZES / 1e9, 2), 1e9)  # arrays in, array out
+    with pytest.raises(ValueError):
+        bus_bandwidth(1, 1, 4, collective="all_to_everyone")
+
+
+def test_format_bytes():
+    assert [format_bytes(x) for x in (512, 1024, 3 * 2**20, 64 * 2**20, 2**40)] == [
+        "512 B", "1 KiB", "3 MiB", "64 MiB", "1.02e+03 GiB"]
+
+
+def test_plot_bandwidth_has_both_panels_labelled():
+    times = {"ring": 1e-3 + SIZES / 1e9, "naive": 1e-3 + 3 * SIZES / 1e9}
+    fig = plot_bandwidth(SIZES, times, world_size=4, fits={"ring": fit_alpha_beta(SIZES, times["ring"])})
+    time_ax, bw_ax = fig.axes
+    assert "ms" in time_ax.get_ylabel() and "GB/s" in bw_ax.get_ylabel()
+    assert time_ax.get_xlabel() and bw_ax.get_xlabel()
+    assert len(time_ax.lines) == 3 and len(bw_ax.lines) == 2  # 2 measured lines + 1 fit; 2 bandwidth lines
+    matplotlib.pyplot.close(fig)
