@@ -6,7 +6,7 @@ import sys as _sys
 
 from .comm import CommCount, count_bytes_written, count_comm
 from .errors import LaunchError, LaunchTimeout, RankCrashed, RankFailed
-from .launch import default_backend, launch, warm_up
+from .launcher import default_backend, launch, warm_up
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
 __all__ = ["launch", "count_comm", "CommCount", "count_bytes_written", "warm_up", "default_backend", "LaunchError", "LaunchTimeout", "RankCrashed", "RankFailed",

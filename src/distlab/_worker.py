@@ -75,14 +75,12 @@ def _error_report(rank: int, exc: BaseException) -> dict:
 
 
 def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: dict) -> None:
-    """Entry point of one rank (the forkserver's child)."""
-    _redirect_output(conns.pop("out"), conns.pop("err"))
-    _watch_lifeline(conns["lifeline"], options["deadline_s"] + 10.0)
-    global _stack_file
-    _stack_file = open(os.path.join(options["stack_dir"], f"rank{rank}.txt"), "w")
-    faulthandler.register(signal.SIGUSR1, file=_stack_file, all_threads=True)  # "where is each rank stuck?"
+    """Entry point of one rank (the forkserver's child). Whatever goes wrong is reported through `results`."""
     results = conns["results"]
     try:
+        _redirect_output(conns.pop("out"), conns.pop("err"))
+        _watch_lifeline(conns["lifeline"], options["deadline_s"] + 10.0)
+        _answer_stack_requests(rank, options["stack_dir"])
         os.chdir(options["cwd"])
         sys.path[:] = options["sys_path"]
         torch.set_num_threads(options["threads"])
@@ -110,6 +108,13 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
         except BaseException:
             pass
         os._exit(0)
+
+
+def _answer_stack_requests(rank: int, stack_dir: str) -> None:
+    """On SIGUSR1, write every thread's Python stack to a file the notebook reads ("where is this rank stuck?")."""
+    global _stack_file
+    _stack_file = open(os.path.join(stack_dir, f"rank{rank}.txt"), "w")
+    faulthandler.register(signal.SIGUSR1, file=_stack_file, all_threads=True)
 
 
 def _init_process_group(rank: int, world_size: int, options: dict) -> None:
