@@ -4,16 +4,24 @@ Tools the notebooks use (launch ranks, count communication, run torchrun, plot);
 """
 import sys as _sys
 
+from ._forkserver import warm_up  # standard library only: cheap to import before torch
+
+if "ipykernel" in _sys.modules:
+    # In a notebook: start the forkserver before this kernel imports torch, so that the two imports (~3 s each)
+    # overlap and the notebook's first launch finds the ranks' torch already imported.
+    warm_up()
+
 from .comm import CommCount, count_bytes_written, count_comm
 from .errors import LaunchError, LaunchTimeout, RankCrashed, RankFailed
-from .launcher import default_backend, launch, warm_up
+from .launcher import default_backend, launch
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
-__all__ = ["launch", "count_comm", "CommCount", "count_bytes_written", "warm_up", "default_backend", "LaunchError", "LaunchTimeout", "RankCrashed", "RankFailed",
-           "torchrun", "torchrun_command", "TorchrunFailed"]
+__all__ = [
+    "launch", "warm_up", "default_backend", "LaunchError", "LaunchTimeout", "RankCrashed", "RankFailed",
+    "count_comm", "CommCount", "count_bytes_written", "torchrun", "torchrun_command", "TorchrunFailed",
+]
 __version__ = "0.1.0"
 
-if "ipykernel" in _sys.modules:  # in a notebook: start the forkserver now, so the first launch is already warm
-    warm_up()
+if "ipykernel" in _sys.modules:
     from .torchrun import register_magic as _register_magic
     _register_magic()

@@ -49,7 +49,7 @@ class CommCount:
 
     def summary(self) -> dict:
         """A plain dict (picklable, printable) of the counts."""
-        return {"calls": dict(self.calls), "bytes_sent": self.bytes_sent, "bytes_received": self.bytes_received,
+        return {"calls": dict(self.calls), "collective_calls": dict(self.collective_calls), "bytes_sent": self.bytes_sent, "bytes_received": self.bytes_received,
                 "peers_sent_to": dict(self.peers_sent_to), "peers_received_from": dict(self.peers_received_from)}
 
 

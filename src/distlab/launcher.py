@@ -33,7 +33,7 @@ import torch
 import torch.distributed as dist
 
 from . import _pickle, _worker
-from ._forkserver import RankProcess, get_context, warm_up  # noqa: F401  (warm_up is public via distlab)
+from ._forkserver import RankProcess, get_context
 from ._output import RankOutput, clean_stack_dump
 from .errors import LaunchTimeout, RankCrashed, rank_failure
 

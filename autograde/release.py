@@ -1,0 +1,53 @@
+"""Regenerate the student notebooks in exercises/ from the nbgrader source notebooks in solutions/.
+
+    python autograde/release.py                       every assignment
+    python autograde/release.py 01_data_parallelism   one (or several)
+    python autograde/release.py --check               regenerate into a temporary folder and compare: exit 1 on drift
+
+Runs `nbgrader generate_assignment` (solutions without their code, hidden tests removed, cells locked and
+checksummed) with the course's config; its gradebook goes to a temporary folder, never into the repository.
+Commit exercises/ together with the solutions/ change that produced it (tests/test_nbgrader.py fails on drift).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
+from autograde import notebooks  # noqa: E402
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("assignments", nargs="*", help="assignment names (default: every folder of solutions/)")
+    parser.add_argument("--check", action="store_true", help="only compare exercises/ with a fresh generation")
+    args = parser.parse_args(argv)
+    known = notebooks.assignments()
+    unknown = sorted(set(args.assignments) - set(known))
+    if unknown:
+        parser.error(f"no assignment(s) {unknown} in {notebooks.SOLUTIONS} (there are: {known})")
+    drift = False
+    with tempfile.TemporaryDirectory(prefix="distlab-release-") as tmp:
+        for assignment in args.assignments or known:
+            if args.check:
+                generated = notebooks.release(assignment, Path(tmp) / "release", Path(tmp) / f"work-{assignment}")
+                for path in notebooks.assignment_notebooks(assignment):
+                    committed = notebooks.EXERCISES / assignment / path.name
+                    problems = (notebooks.release_differences(committed, generated / path.name)
+                                if committed.exists() else [f"{committed} is missing"])
+                    leaks = notebooks.leaked_lines(path, committed) if committed.exists() else []
+                    problems += [f"solution or hidden-test line in the student notebook: {line!r}" for line in leaks]
+                    for problem in problems:
+                        print(f"{assignment}/{path.name}: {problem}")
+                    drift |= bool(problems)
+                print(f"{assignment}: {'DRIFT' if drift else 'exercises/ is up to date'}")
+            else:
+                target = notebooks.release(assignment, notebooks.EXERCISES, Path(tmp) / f"work-{assignment}")
+                print(f"{assignment}: wrote {target.relative_to(notebooks.REPO)}/")
+    return 1 if drift else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""benchmarks/bench_01.py runs and prints its tables. Timings are never asserted: the machine is shared.
+
+    pytest tests/test_benchmarks.py
+"""
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_01.py"
+
+
+def run_script(args: list[str], timeout: float) -> str:
+    """The script's output; it and everything it started are killed afterwards, even on a timeout."""
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    assert proc.returncode == 0, output
+    return output
+
+
+def test_quick_run_prints_both_tables():
+    output = run_script(["--quick"], timeout=120)
+    assert "| distlab.launch, warm (repeated in one process) | 3 |" in output, output
+    size_rows = [line for line in output.splitlines() if line.startswith(("| 4 KiB |", "| 64 KiB |"))]
+    assert len(size_rows) == 2, output  # ring and gloo busbw and their ratio, for both sizes
+    assert all(len(row.split("|")) == 8 for row in size_rows), output
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_01", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fresh_process_contenders_return_every_rank(bench, tmp_path):
+    """What --quick skips: distlab cold, mp.spawn and torchrun, once each at 2 ranks (tens of seconds)."""
+    commands = bench.fresh_commands(bench.write_scripts(str(tmp_path)), world_size=2)
+    seconds = bench.time_fresh_round(commands, world_size=2)  # raises unless ranks 0 and 1 both answered
+    assert len(seconds) == 4 and all(len(times) == 1 and times[0] > 0 for times in seconds.values()), seconds
