@@ -101,3 +101,16 @@ def test_the_stop_button_stops_every_rank(kernel):
         time.sleep(0.05)
     assert kernel_rank_workers(manager) == []
     assert time.monotonic() - start < 5
+
+
+def test_the_torchrun_cell_magic_runs_the_cell_as_a_script(kernel):
+    _, client = kernel
+    out, _, error = run_cell(client, """\
+        %%torchrun --nproc-per-node 2 --timeout 120
+        import torch.distributed as dist
+        dist.init_process_group("gloo")
+        print("hello from", dist.get_rank(), flush=True)
+        dist.destroy_process_group()
+    """, timeout=150)
+    assert error is None, error
+    assert "hello from 0" in out and "hello from 1" in out

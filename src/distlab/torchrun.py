@@ -62,9 +62,26 @@ def torchrun(script: str, nproc_per_node: int = 4, args=(), *, timeout: float = 
         reader.join(5)
     output = "".join(lines)
     if returncode != 0:
-        raise TorchrunFailed(f"torchrun {script} exited with code {returncode}; its last lines:\n"
-                             + "".join(lines[-20:]), returncode)
+        raise TorchrunFailed(f"torchrun {script} exited with code {returncode}.\n\nThe first traceback it printed:\n"
+                             + "".join(_first_traceback(lines)) + "\nIts last lines:\n" + "".join(lines[-12:]),
+                             returncode)
     return output
+
+
+def _first_traceback(lines: list[str]) -> list[str]:
+    """The first Python traceback in the output (the failing rank's, usually), up to its exception line.
+
+    torchrun prefixes what a rank prints on stderr with "[rank1]: ", so the traceback is matched behind its prefix.
+    """
+    marker = "Traceback (most recent call last)"
+    start = next((i for i, line in enumerate(lines) if marker in line), None)
+    if start is None:
+        return ["(none)\n"]
+    prefix = lines[start][:lines[start].index(marker)]
+    end = start + 1
+    while end < len(lines) - 1 and lines[end].startswith(prefix) and lines[end][len(prefix):][:1] in (" ", "\t"):
+        end += 1
+    return lines[start:end + 1]
 
 
 def _pump(stream, lines: list[str]) -> None:

@@ -1,0 +1,65 @@
+"""distlab.torchrun: a script under torchrun from a notebook, output streamed, failures and deadlines reported.
+
+    pytest tests/test_torchrun.py
+"""
+import textwrap
+import time
+
+import psutil
+import pytest
+
+import distlab
+
+SCRIPT = """
+    import os, sys, time
+    import torch, torch.distributed as dist
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    t = torch.tensor([rank + 1]); dist.all_reduce(t)
+    print(f"rank {rank}: sum {t.item()}", flush=True)
+    if sys.argv[1:] == ["--fail"] and rank == 1:
+        raise ValueError("rank 1 gives up")
+    if sys.argv[1:] == ["--hang"]:
+        time.sleep(600)
+    dist.destroy_process_group()
+"""
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "job.py"
+    path.write_text(textwrap.dedent(SCRIPT))
+    return str(path)
+
+
+def descendants() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True) if "forkserver" not in " ".join(p.cmdline())
+            and "resource_tracker" not in " ".join(p.cmdline())]
+
+
+def test_output_is_streamed_and_returned(script, capsys):
+    output = distlab.torchrun(script, nproc_per_node=2, timeout=120)
+    shown = capsys.readouterr().out
+    assert shown.startswith("$ torchrun --standalone --nproc-per-node=2 ")  # the command, as typed on a cluster
+    for rank in (0, 1):
+        assert f"rank {rank}: sum 3" in output and f"rank {rank}: sum 3" in shown
+
+
+def test_a_failing_rank_raises_with_the_last_lines(script):
+    with pytest.raises(distlab.TorchrunFailed, match="exited with code") as info:
+        distlab.torchrun(script, nproc_per_node=2, args=["--fail"], timeout=120)
+    assert "rank 1 gives up" in str(info.value)
+    assert descendants() == []
+
+
+def test_the_deadline_kills_the_agent_and_every_rank(script):
+    start = time.monotonic()
+    with pytest.raises(distlab.TorchrunFailed, match="deadline of 15 s passed"):
+        distlab.torchrun(script, nproc_per_node=2, args=["--hang"], timeout=15)
+    assert time.monotonic() - start < 25
+    assert descendants() == []
+
+
+def test_a_missing_script_is_named():
+    with pytest.raises(FileNotFoundError, match="no_such_script.py"):
+        distlab.torchrun("no_such_script.py")
