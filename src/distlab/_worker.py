@@ -20,7 +20,7 @@ import cloudpickle
 import torch
 import torch.distributed as dist
 
-EXIT_ORPHANED = 70  # the notebook went away (or the deadline passed): leave at once, with a code nobody else uses
+EXIT_ORPHANED = 70  # the notebook went away (or the deadline passed): leave, with a code nobody else uses
 _stack_file = None  # where faulthandler writes this rank's stacks when the notebook asks (SIGUSR1)
 
 
