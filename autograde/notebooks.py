@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -225,8 +226,6 @@ def run_nbgrader(args: list[str], work, source_dir=None, release_dir=None, timeo
 
 
 def kill_group(proc: subprocess.Popen) -> None:
-    import signal
-
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

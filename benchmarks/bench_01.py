@@ -37,6 +37,7 @@ import torch
 import torch.distributed as dist
 
 import distlab
+from distlab.plot import bus_bandwidth
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "solutions" / "01_data_parallelism" / "data_parallelism.ipynb"
@@ -239,7 +240,7 @@ def busbw_table(times: dict[int, dict[str, list[float]]], world_size: int) -> st
             "|---|---:|---:|---:|---:|---:|"]
     for nbytes, by_impl in times.items():
         median = {name: statistics.median(ts) for name, ts in by_impl.items()}
-        bw = {name: nbytes / t * 2 * (world_size - 1) / world_size / 1e9 for name, t in median.items()}
+        bw = {name: float(bus_bandwidth(nbytes, t, world_size)) / 1e9 for name, t in median.items()}
         size = f"{nbytes // MiB} MiB" if nbytes >= MiB else f"{nbytes // 1024} KiB"
         rows.append(f"| {size} | {bw['ring']:.3g} | {bw['gloo']:.3g} | {bw['ring'] / bw['gloo']:.2f} | "
                     f"{median['ring'] * 1e3:.2f} | {median['gloo'] * 1e3:.2f} |")

@@ -97,10 +97,6 @@ def parse_mutant(assignment: str, path: Path) -> Mutant:
 MUTANTS = [parse_mutant(a, p) for a in ASSIGNMENTS for p in sorted((MUTANTS_DIR / a).glob("*.py"))]
 
 
-def source_notebooks(assignment: str) -> list[Path]:
-    return notebooks.assignment_notebooks(assignment)
-
-
 def mutant_id(m: Mutant) -> str:
     return f"{m.assignment}/{m.name}"
 
@@ -155,7 +151,7 @@ class Submission:
 
 
 def _sees(assignment: str, members: list[Mutant]) -> dict[str, set[str]]:
-    sources = source_notebooks(assignment)
+    sources = notebooks.assignment_notebooks(assignment)
     solutions = {g: notebooks.strip_solution_markers(c) for s in sources for g, c in notebooks.solution_cells(s).items()}
     solutions.update({m.replaces: m.source for m in members})
     tests = {notebooks.grade_id(c): notebooks.cell_source(c) for s in sources for c in notebooks.read_notebook(s)["cells"]
@@ -253,7 +249,7 @@ class Grading:
 def run_grading(assignment: str, tmp: Path, student_dir: Path) -> Grading:
     submissions = tmp / "submissions"
     students = {SOLUTION: {}, **{p.student: {m.replaces: m.source for m in p.members} for p in PACKS[assignment]}}
-    for source in source_notebooks(assignment):
+    for source in notebooks.assignment_notebooks(assignment):
         student_nb = student_dir / source.name
         for student, replacements in students.items():
             notebooks.write_notebook(notebooks.make_submission(student_nb, source, replacements),
@@ -290,7 +286,7 @@ def run_grading(assignment: str, tmp: Path, student_dir: Path) -> Grading:
             for position, student in enumerate(dict.fromkeys(seen)):
                 order[student] = (db.parent.name, position)
     max_points = {}
-    for source in source_notebooks(assignment):
+    for source in notebooks.assignment_notebooks(assignment):
         max_points.update(notebooks.test_cells(source))
     return Grading(result.returncode, output, out, work, report, cells, max_points, order)
 
@@ -305,7 +301,7 @@ def describe(grading: Grading, student: str) -> str:
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_exercises_hold_no_solution_code_or_hidden_tests(assignment):
-    for source in source_notebooks(assignment):
+    for source in notebooks.assignment_notebooks(assignment):
         committed = notebooks.EXERCISES / assignment / source.name
         leaks = notebooks.leaked_lines(source, committed)
         assert not leaks, f"{committed.name} shows solution or hidden-test lines: {leaks}"
@@ -317,7 +313,7 @@ def test_exercises_hold_no_solution_code_or_hidden_tests(assignment):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_solution_source_is_runnable_code(assignment):
-    for source in source_notebooks(assignment):
+    for source in notebooks.assignment_notebooks(assignment):
         for grade_id, raw in notebooks.solution_cells(source).items():
             code = notebooks.solution_source(source, grade_id)
             assert "### BEGIN SOLUTION" in raw and "### BEGIN SOLUTION" not in code and "### END SOLUTION" not in code
@@ -325,13 +321,13 @@ def test_solution_source_is_runnable_code(assignment):
             namespace = notebooks.load_solution(source, grade_id)
             assert callable(namespace.get(grade_id)) or any(callable(v) for v in namespace.values())
     with pytest.raises(KeyError):
-        notebooks.solution_source(source_notebooks(assignment)[0], "no_such_cell")
+        notebooks.solution_source(notebooks.assignment_notebooks(assignment)[0], "no_such_cell")
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=mutant_id)
 def test_mutant_header_names_real_cells(mutant):
-    solutions = {g for s in source_notebooks(mutant.assignment) for g in notebooks.solution_cells(s)}
-    tests = {g for s in source_notebooks(mutant.assignment) for g in notebooks.test_cells(s)}
+    solutions = {g for s in notebooks.assignment_notebooks(mutant.assignment) for g in notebooks.solution_cells(s)}
+    tests = {g for s in notebooks.assignment_notebooks(mutant.assignment) for g in notebooks.test_cells(s)}
     assert mutant.replaces in solutions, f"{mutant.path.name}: `# replaces:` must name one of {sorted(solutions)}"
     assert mutant.wrong, f"{mutant.path.name}: `# wrong:` must say what is wrong"
     assert mutant.must_lose or mutant.must_zero, f"{mutant.path.name}: no `# must-lose:` or `# must-zero:` cells"
@@ -425,7 +421,7 @@ def test_grade_command_writes_csv_and_feedback(assignment, graded):
         if row["status"] != "graded":
             continue
         assert {c: float(row[c]) for c in grading.max_points} == grading.cells[student], student
-        for source in source_notebooks(assignment):
+        for source in notebooks.assignment_notebooks(assignment):
             page = grading.out / "feedback" / student / f"{source.stem}.html"
             assert page.exists(), f"no feedback page for {student}"
             html = page.read_text()
@@ -438,7 +434,7 @@ def test_grade_command_writes_csv_and_feedback(assignment, graded):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_exercises_are_what_nbgrader_generates_from_solutions(assignment, released):
     generated = released(assignment)
-    for source in source_notebooks(assignment):
+    for source in notebooks.assignment_notebooks(assignment):
         committed = notebooks.EXERCISES / assignment / source.name
         assert committed.exists(), f"{committed} is missing: run `python autograde/release.py {assignment}`"
         problems = notebooks.release_differences(committed, generated / source.name)
