@@ -105,12 +105,16 @@ def test_the_stop_button_stops_every_rank(kernel):
 
 def test_the_torchrun_cell_magic_runs_the_cell_as_a_script(kernel):
     _, client = kernel
+    run_cell(client, "import distlab")  # registers the magic (this test may run alone)
     out, _, error = run_cell(client, """\
         %%torchrun --nproc-per-node 2 --timeout 120
         import torch.distributed as dist
         dist.init_process_group("gloo")
-        print("hello from", dist.get_rank(), flush=True)
+        for step in range(30):  # print() writes its words one by one: lines of two ranks may cross mid-line
+            print("hello from", dist.get_rank(), "step", step, flush=True)
         dist.destroy_process_group()
     """, timeout=150)
     assert error is None, error
-    assert "hello from 0" in out and "hello from 1" in out
+    hellos = [line for line in out.splitlines() if "hello" in line]
+    assert sorted(hellos) == sorted(f"[default{rank}]:hello from {rank} step {step}"
+                                    for rank in (0, 1) for step in range(30)), "lines lost, or crossed mid-line"

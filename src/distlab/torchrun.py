@@ -34,9 +34,13 @@ class TorchrunFailed(LaunchError):
 
 
 def torchrun_command(script: str, nproc_per_node: int = 4, args=()) -> list[str]:
-    """The command line, as you would type it on a cluster node (`--standalone`: a free port, one node)."""
+    """The command line, as you would type it on a cluster node (`--standalone`: a free port, one node).
+
+    `--tee=3` has torchrun copy each rank's stdout and stderr line by line, behind `[default<rank>]:`. Without it
+    the ranks share one pipe, and two ranks' `print("hello from", rank)` interleave mid-line.
+    """
     return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc_per_node}",
-            script, *map(str, args)]
+            "--tee=3", script, *map(str, args)]
 
 
 def torchrun(script: str, nproc_per_node: int = 4, args=(), *, timeout: float = 120.0, env: dict | None = None,
