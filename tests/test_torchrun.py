@@ -63,3 +63,8 @@ def test_the_deadline_kills_the_agent_and_every_rank(script):
 def test_a_missing_script_is_named():
     with pytest.raises(FileNotFoundError, match="no_such_script.py"):
         distlab.torchrun("no_such_script.py")
+
+
+def test_torchrun_args_go_before_the_script_and_script_args_after():
+    command = distlab.torchrun_command("job.py", 2, args=["--steps", 3], torchrun_args=["--max-restarts=1"])
+    assert command[command.index("--max-restarts=1") + 1:] == ["job.py", "--steps", "3"]

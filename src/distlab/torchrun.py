@@ -33,22 +33,26 @@ class TorchrunFailed(LaunchError):
         self.returncode = returncode
 
 
-def torchrun_command(script: str, nproc_per_node: int = 4, args=()) -> list[str]:
+def torchrun_command(script: str, nproc_per_node: int = 4, args=(), torchrun_args=()) -> list[str]:
     """The command line, as you would type it on a cluster node (`--standalone`: a free port, one node).
 
-    `--tee=3` has torchrun copy each rank's stdout and stderr line by line, behind `[default<rank>]:`. Without it
-    the ranks share one pipe, and two ranks' `print("hello from", rank)` interleave mid-line.
+    `torchrun_args` go to torchrun itself, before the script (e.g. `["--max-restarts=2"]`). `--tee=3` has torchrun
+    copy each rank's stdout and stderr line by line, behind `[default<rank>]:`. Without it the ranks share one pipe,
+    and two ranks' `print("hello from", rank)` interleave mid-line.
     """
     return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc_per_node}",
-            "--tee=3", script, *map(str, args)]
+            "--tee=3", *map(str, torchrun_args), script, *map(str, args)]
 
 
-def torchrun(script: str, nproc_per_node: int = 4, args=(), *, timeout: float = 120.0, env: dict | None = None,
-             threads: int = 1, echo: bool = True) -> str:
-    """Run `script` under torchrun, print its output as it comes, return it; raise `TorchrunFailed` on failure."""
+def torchrun(script: str, nproc_per_node: int = 4, args=(), *, torchrun_args=(), timeout: float = 120.0,
+             env: dict | None = None, threads: int = 1, echo: bool = True) -> str:
+    """Run `script` under torchrun, print its output as it comes, return it; raise `TorchrunFailed` on failure.
+
+    `args` go to the script, `torchrun_args` to torchrun (e.g. `["--max-restarts=2"]`).
+    """
     if not os.path.exists(script):
         raise FileNotFoundError(f"torchrun: no script at {script!r}")
-    command = torchrun_command(script, nproc_per_node, args)
+    command = torchrun_command(script, nproc_per_node, args, torchrun_args)
     if echo:
         print("$ torchrun " + " ".join(shlex.quote(c) for c in command[3:]), flush=True)
     full_env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONUNBUFFERED": "1", **(env or {})}
