@@ -95,8 +95,7 @@ import torch, torch.distributed as dist
 if __name__ == "__main__":
     torch.set_num_threads(1)
     dist.init_process_group("gloo")
-    sys.stdout.write(f"RESULTS [{{all_reduce_then_rank()}}]\\n")  # one write: the ranks share the pipe
-    sys.stdout.flush()
+    print(f"RESULTS [{{all_reduce_then_rank()}}]", flush=True)  # torchrun shows it as "[default<rank>]:RESULTS ..."
     dist.destroy_process_group()
 """
 
@@ -132,7 +131,8 @@ def run_fresh(command: list[str], timeout: float = 300.0) -> tuple[float, str]:
 
 def checked_results(output: str, world_size: int) -> list[float]:
     """The SECONDS a script printed, after checking that every rank's result reached the caller."""
-    results = sorted(r for line in re.findall(r"^RESULTS \[([\d, ]*)\]", output, re.M) for r in line.split(", "))
+    lines = re.findall(r"^(?:\[default\d+\]:)?RESULTS \[([\d, ]*)\]", output, re.M)  # torchrun's prefix, if any
+    results = sorted(r for line in lines for r in line.split(", "))
     if results != sorted(str(r) for r in range(world_size)):
         raise RuntimeError(f"wrong results from a contender:\n{output[-3000:]}")
     return [float(s) for s in re.findall(r"SECONDS ([\d.]+)", output)]
