@@ -55,7 +55,10 @@ def torchrun(script: str, nproc_per_node: int = 4, args=(), *, torchrun_args=(),
     command = torchrun_command(script, nproc_per_node, args, torchrun_args)
     if echo:
         print("$ torchrun " + " ".join(shlex.quote(c) for c in command[3:]), flush=True)
-    full_env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONUNBUFFERED": "1", **(env or {})}
+    full_env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONUNBUFFERED": "1",
+                # After a restart (--max-restarts), a rank may otherwise read its peer's address from the previous
+                # attempt from the shared rendezvous store and fail or hang (pytorch/pytorch#135712).
+                "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1", **(env or {})}
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=full_env,
                             start_new_session=True)  # its own process group: one kill reaches every rank
     lines: list[str] = []
