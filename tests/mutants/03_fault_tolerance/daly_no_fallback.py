@@ -1,0 +1,11 @@
+# replaces: daly_interval
+# wrong: applies the higher-order formula even when the checkpoint cost is at least twice the MTBF, where Daly's
+#   estimate is the MTBF
+# must-lose: daly_interval_values
+# must-keep: young_interval_values, save_load_round_trip, resume_is_bit_exact
+def daly_interval(checkpoint_cost_s, mtbf_s):
+    """Daly's checkpoint interval."""
+    if not (math.isfinite(checkpoint_cost_s) and checkpoint_cost_s > 0 and math.isfinite(mtbf_s) and mtbf_s > 0):
+        raise ValueError("checkpoint_cost_s and mtbf_s must be finite and > 0")
+    ratio = checkpoint_cost_s / (2.0 * mtbf_s)
+    return math.sqrt(2.0 * checkpoint_cost_s * mtbf_s) * (1 + math.sqrt(ratio) / 3 + ratio / 9) - checkpoint_cost_s
