@@ -68,3 +68,11 @@ def test_a_missing_script_is_named():
 def test_torchrun_args_go_before_the_script_and_script_args_after():
     command = distlab.torchrun_command("job.py", 2, args=["--steps", 3], torchrun_args=["--max-restarts=1"])
     assert command[command.index("--max-restarts=1") + 1:] == ["job.py", "--steps", "3"]
+
+
+def test_torchrun_leaves_no_log_folder_behind(script, tmp_path):
+    """torchrun would leave a torchelastic_* folder in the temporary directory after every run."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    distlab.torchrun(script, nproc_per_node=2, timeout=120, env={"TMPDIR": str(temporary)}, echo=False)
+    assert list(temporary.iterdir()) == []

@@ -52,9 +52,16 @@ def torchrun(script: str, nproc_per_node: int = 4, args=(), *, torchrun_args=(),
     """
     if not os.path.exists(script):
         raise FileNotFoundError(f"torchrun: no script at {script!r}")
-    command = torchrun_command(script, nproc_per_node, args, torchrun_args)
     if echo:
-        print("$ torchrun " + " ".join(shlex.quote(c) for c in command[3:]), flush=True)
+        typed = torchrun_command(script, nproc_per_node, args, torchrun_args)
+        print("$ torchrun " + " ".join(shlex.quote(c) for c in typed[3:]), flush=True)
+    with tempfile.TemporaryDirectory(prefix="distlab-torchrun-logs-") as logs:  # else torchrun leaves one in /tmp
+        command = torchrun_command(script, nproc_per_node, args, [f"--log-dir={logs}", *torchrun_args])
+        return _run(command, script, timeout, env, threads)
+
+
+def _run(command: list[str], script: str, timeout: float, env: dict | None, threads: int) -> str:
+    """Run torchrun's `command` in its own process group with a deadline, echo and return its output."""
     full_env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONUNBUFFERED": "1",
                 # After a restart (--max-restarts), a rank may otherwise read its peer's address from the previous
                 # attempt from the shared rendezvous store and fail or hang (pytorch/pytorch#135712).
