@@ -79,7 +79,7 @@ def main() -> None:
     full = torch.cat([p.full_tensor().detach().flatten() for p in model.parameters()])  # a collective: all ranks
     if rank == 0:
         torch.save(full, os.path.abspath(args.out))
-        print(f"final loss {loss.item():.6f}; weights saved to {args.out}", flush=True)
+        print(f"rank 0's last loss (on its share of the batch) {loss.item():.6f}; weights saved to {args.out}", flush=True)
     dist.destroy_process_group()
 
 

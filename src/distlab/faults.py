@@ -130,10 +130,11 @@ def faults_from_env(var: str = ENV_VAR) -> FailurePlan:
 
 
 class KillWhenPickled:
-    """Put it in a state you save: serializing it SIGKILLs the process, i.e. the save dies halfway through.
+    """Put it in a state you save: serializing it SIGKILLs the process, i.e. the save dies in the middle.
 
-    `torch.save` (and `pickle`) write the objects in order, so whatever comes before this one in the state has been
-    serialized, and whatever comes after has not: a crash at a known point of a save.
+    With `pickle.dump` to a file, what comes before this object in the state has been written and what comes after
+    has not. `torch.save` first opens (and so truncates) the file, then pickles the whole state into memory, then
+    writes it: there the kill comes after the open and before the first byte is written — an empty file.
     """
 
     def __reduce__(self):

@@ -20,9 +20,9 @@ its storage is counted, and a slice alone counts its whole storage (`tensor_byte
 backward included) reports its outputs; an output whose storage is not one of the operation's inputs is a new
 allocation, counted until Python's weak reference to its storage dies (`weakref.finalize`). A storage resized in
 place with `UntypedStorage.resize_` (FSDP2 frees its gathered parameters with `resize_(0)` and refills them later)
-counts at its new size. It cannot see what C++
-code allocates without an ATen operation (e.g. gloo's internal buffers) nor what a `DTensor` allocates inside its own
-dispatch, only the result. On CUDA, `torch.cuda.max_memory_allocated()` gives the allocator's own peak.
+counts at its new size (the first `track_memory` replaces `UntypedStorage.resize_`, for the rest of the process, by
+a wrapper that reports to the running trackers). It cannot see what C++ code allocates without an ATen operation
+(e.g. gloo's internal buffers) nor what a `DTensor` allocates inside its own dispatch, only the result. On CUDA, `torch.cuda.max_memory_allocated()` gives the allocator's own peak.
 """
 from __future__ import annotations
 
