@@ -1,4 +1,4 @@
-"""benchmarks/bench_01.py runs and prints its tables. Timings are never asserted: the machine is shared.
+"""benchmarks/bench_01.py and bench_03.py run and print their tables. Timings are never asserted: the machine is shared.
 
     pytest tests/test_benchmarks.py
 """
@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_01.py"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+SCRIPT = BENCHMARKS / "bench_01.py"
 
 
-def run_script(args: list[str], timeout: float) -> str:
+def run_script(args: list[str], timeout: float, script: Path = SCRIPT) -> str:
     """The script's output; it and everything it started are killed afterwards, even on a timeout."""
-    proc = subprocess.Popen([sys.executable, str(SCRIPT), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen([sys.executable, str(script), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True)
     try:
         output, _ = proc.communicate(timeout=timeout)
@@ -51,3 +52,12 @@ def test_fresh_process_contenders_return_every_rank(bench, tmp_path):
     commands = bench.fresh_commands(bench.write_scripts(str(tmp_path)), world_size=2)
     seconds = bench.time_fresh_round(commands, world_size=2)  # raises unless ranks 0 and 1 both answered
     assert len(seconds) == 4 and all(len(times) == 1 and times[0] > 0 for times in seconds.values()), seconds
+
+
+def test_bench_03_quick_run_prints_every_contender():
+    """bench_03.py --quick: save and load with torch.save, the atomic save_checkpoint and DCP from 2 ranks."""
+    output = run_script(["--quick"], timeout=120, script=BENCHMARKS / "bench_03.py")
+    rows = [line for line in output.splitlines() if line.startswith("| ") and not line.startswith("| contender")]
+    assert [row.split("|")[1].strip() for row in rows] == ["torch.save", "atomic (save_checkpoint)", "DCP, 2 ranks"]
+    assert all(len(row.split("|")) == 8 for row in rows), output
+    assert rows[0].split("|")[5].strip() == "1.00" and rows[0].split("|")[6].strip() == "1.00", output  # the baseline

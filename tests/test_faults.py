@@ -82,7 +82,7 @@ def test_kill_when_pickled_kills_a_save_halfway(tmp_path):
     torch.save({"weights": torch.ones(3)}, path)
     with pytest.raises(distlab.RankCrashed, match="SIGKILL"):
         distlab.launch(save_and_die, 1, args=(path,), timeout=20, backend="gloo")
-    with pytest.raises(Exception):  # torch.save writes in place: the old checkpoint is gone, the new one unfinished
+    with pytest.raises(Exception):  # torch.save opened (truncated) the file before writing: the old checkpoint is gone
         torch.load(path, weights_only=True)
 
 
@@ -124,8 +124,8 @@ def test_torchrun_restarts_past_a_failure_read_from_the_environment(tmp_path):
     script.write_text(textwrap.dedent(SCRIPT))
     output = distlab.torchrun(str(script), nproc_per_node=2, torchrun_args=["--max-restarts=1"], timeout=120,
                               env={"DISTLAB_FAIL_AT": "1:2@0"}, echo=False)
-    # (without that variable a restarted rank may read its peer's address from the previous attempt and hang:
-    # pytorch/pytorch#135712)
+    # (this also checks that distlab.torchrun sets TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1: without it a restarted rank
+    # may read its peer's address from the previous attempt and fail or hang, pytorch/pytorch#135712)
     assert "injected failure: rank 1 at step 2 (SIGKILL)" in output
     assert "rank 0 finished on attempt 1" in output and "rank 1 finished on attempt 1" in output
     assert "finished on attempt 0" not in output
