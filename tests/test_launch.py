@@ -244,6 +244,87 @@ def test_ctrl_c_stops_every_rank():
     assert time.monotonic() - start < 4
 
 
+def test_ctrl_c_that_lands_on_another_thread_still_stops_every_rank():
+    """Linux hands a process's SIGINT to any thread that does not block it; Python then only sets a flag for the main
+    thread. CI lost a Ctrl-C this way (issue 14): the launch slept in its pipes until its deadline. Here the main
+    thread blocks SIGINT, so another thread must take it, and the launch must still stop within 2 s."""
+    sent_at = []
+
+    def interrupt():
+        time.sleep(1.0)
+        sent_at.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    sender = threading.Thread(target=interrupt)
+    sender.start()  # before blocking: a thread inherits its creator's signal mask
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            distlab.launch(time.sleep, world_size=3, args=(600,), timeout=60)
+        stopped_at = time.monotonic()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        sender.join()
+    assert stopped_at - sent_at[0] < 2.0
+
+
+# --- start-up: its own deadline, apart from collectives ---------------------------------------------------------
+
+class _SlowToArrive:
+    """An argument whose unpickling, in rank `rank` only, takes `seconds`: that rank starts late (an overloaded
+    machine forks slowly), before it even tries to join the process group."""
+
+    def __init__(self, rank: int, seconds: float):
+        self.rank, self.seconds = rank, seconds
+
+    def __reduce__(self):
+        return _arrive_late, (self.rank, self.seconds)
+
+
+def _arrive_late(rank, seconds):
+    import multiprocessing
+    if multiprocessing.current_process().name == f"distlab-rank-{rank}":
+        time.sleep(seconds)
+    return rank
+
+
+def _all_reduce_ones(_):
+    t = torch.ones(1)
+    dist.all_reduce(t)
+    return t.item()
+
+
+def test_a_rank_that_never_joins_is_named_as_such_not_as_a_failed_collective():
+    with pytest.raises(distlab.StartupTimeout) as info:
+        timed(distlab.launch, _all_reduce_ones, world_size=4, args=(_SlowToArrive(3, 600),), timeout=60,
+              startup_timeout=2, collective_timeout=30)
+    err = info.value
+    assert err.missing == [0, 1, 2, 3] and err.never_started == [3]
+    assert str(err).startswith("rank(s) 0, 1, 2, 3 did not join the process group within 2 s: rank(s) 3 had not "
+                               "started")
+    assert err.elapsed < 10
+
+
+def test_collective_timeout_bounds_collectives_not_the_start_up():
+    """A rank 3 s late to join is waited for, although one collective may wait only 1 s for its peers."""
+    assert distlab.launch(_all_reduce_ones, world_size=3, args=(_SlowToArrive(2, 3),), timeout=60,
+                          collective_timeout=1) == [3.0] * 3
+
+
+def test_groups_made_by_new_group_obey_collective_timeout():
+    def subgroup_waits_for_a_peer_that_never_comes():
+        group = dist.new_group([0, 1])
+        if dist.get_rank() == 0:
+            dist.all_reduce(torch.ones(1), group=group)  # rank 1 never joins this one
+        else:
+            time.sleep(600 if dist.get_rank() == 1 else 0)
+
+    with pytest.raises(distlab.RankFailed, match="rank 0 failed first.*Timed out") as info:
+        timed(distlab.launch, subgroup_waits_for_a_peer_that_never_comes, world_size=3, timeout=60,
+              collective_timeout=1.5)
+    assert info.value.elapsed < 10  # not the launch's 60 s deadline: torch's default for new groups is 30 min
+
+
 def test_eight_launches_at_once_do_not_clash():
     results, errors = {}, []
 

@@ -12,7 +12,7 @@ if "ipykernel" in _sys.modules:
     warm_up()
 
 from .comm import CommCount, count_bytes_written, count_comm
-from .errors import LaunchError, LaunchTimeout, RankCrashed, RankFailed
+from .errors import LaunchError, LaunchTimeout, RankCrashed, RankFailed, StartupTimeout
 from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, faults_from_env, kill_after_open
 from .launcher import default_backend, launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
@@ -20,6 +20,7 @@ from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
 __all__ = [
     "launch", "warm_up", "default_backend", "LaunchError", "LaunchTimeout", "RankCrashed", "RankFailed",
+    "StartupTimeout",
     "count_comm", "CommCount", "count_bytes_written", "torchrun", "torchrun_command", "TorchrunFailed",
     "tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker",
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",

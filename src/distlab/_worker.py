@@ -19,8 +19,13 @@ from datetime import timedelta
 import cloudpickle
 import torch
 import torch.distributed as dist
+import torch.distributed.distributed_c10d as c10d
 
 EXIT_ORPHANED = 70  # the notebook went away (or the deadline passed): leave, with a code nobody else uses
+ORPHAN_MARGIN_S = 10.0  # a rank whose notebook is gone outlives the launch's deadline by at most this much
+ORPHAN_LINGER_S = 2.0  # after the lifeline closes, a finished rank exits by itself meanwhile; a stuck one does not
+STARTUP_MARGIN_S = 5.0  # the store waits this much past the notebook's start-up deadline: the notebook names the
+# missing rank first (`StartupTimeout`), rather than every rank failing with a store timeout
 _stack_file = None  # where faulthandler writes this rank's stacks when the notebook asks (SIGUSR1)
 
 
@@ -45,7 +50,7 @@ def _watch_lifeline(lifeline, seconds: float) -> None:
             lifeline.poll(seconds)
         except (EOFError, OSError):
             pass
-        time.sleep(2.0)  # a rank that finished exits by itself meanwhile (see run_rank); a stuck one does not
+        time.sleep(ORPHAN_LINGER_S)  # a rank that finished exits by itself meanwhile (see run_rank)
         os._exit(EXIT_ORPHANED)
 
     threading.Thread(target=watch, name="distlab-lifeline", daemon=True).start()
@@ -79,13 +84,15 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
     results = conns["results"]
     try:
         _redirect_output(conns.pop("out"), conns.pop("err"))
-        _watch_lifeline(conns["lifeline"], options["deadline_s"] + 10.0)
+        _watch_lifeline(conns["lifeline"], options["deadline_s"] + ORPHAN_MARGIN_S)
         _answer_stack_requests(rank, options["stack_dir"])
         os.chdir(options["cwd"])
         sys.path[:] = options["sys_path"]
         torch.set_num_threads(options["threads"])
         fn, args, kwargs = cloudpickle.loads(payload)
+        results.send(("arrived", rank, None))
         _init_process_group(rank, world_size, options)
+        results.send(("joined", rank, None))
         value = _to_cpu(fn(*args, **kwargs))
         sys.stdout.flush()
         sys.stderr.flush()
@@ -102,7 +109,7 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
         # Stay alive, sockets open, until the notebook has heard from every rank and closes the lifeline: a rank
         # that left early would make its peers fail with a misleading "Connection closed by peer".
         try:
-            conns["lifeline"].poll(options["deadline_s"] + 10.0)
+            conns["lifeline"].poll(options["deadline_s"] + ORPHAN_MARGIN_S)
             if dist.is_initialized():
                 dist.destroy_process_group()
         except BaseException:
@@ -118,12 +125,20 @@ def _answer_stack_requests(rank: int, stack_dir: str) -> None:
 
 
 def _init_process_group(rank: int, world_size: int, options: dict) -> None:
-    host, port = options["store"]
-    timeout = timedelta(seconds=options["collective_timeout_s"])
-    store = dist.TCPStore(host, port, world_size, is_master=False, timeout=timeout)
+    """Join through a FileStore (why: see `launcher`'s docstring), then bound collectives by `collective_timeout`.
+
+    Start-up and collectives have separate limits: joining may take up to the start-up deadline (a loaded machine
+    forks slowly), while a collective that waits for a peer fails after `collective_timeout`.
+    """
+    startup = timedelta(seconds=options["startup_timeout_s"] + STARTUP_MARGIN_S)
+    collective = timedelta(seconds=options["collective_timeout_s"])
+    store = dist.FileStore(options["store_path"], world_size)
+    store.set_timeout(startup)
     kwargs = {}
     if options["backend"] == "nccl":
         torch.cuda.set_device(rank)
         kwargs["device_id"] = torch.device("cuda", rank)
-    dist.init_process_group(options["backend"], store=store, rank=rank, world_size=world_size,
-                            timeout=timeout, **kwargs)
+    dist.init_process_group(options["backend"], store=store, rank=rank, world_size=world_size, timeout=startup,
+                            **kwargs)
+    c10d._set_pg_timeout(collective)
+    c10d.default_pg_timeout = collective  # groups made later by `dist.new_group` get it too (torch's default: 30 min)

@@ -50,6 +50,24 @@ class LaunchTimeout(LaunchError, TimeoutError):
         self.timeout, self.finished = timeout, finished
 
 
+class StartupTimeout(LaunchError, TimeoutError):
+    """Some ranks did not join the process group within `startup_timeout`: `missing` (of which `never_started` had
+    not even started running). Nothing of the learner's function ran to completion; all ranks were killed."""
+
+    def __init__(self, startup_timeout: float, missing: list[int], never_started: list[int]):
+        connecting = [r for r in missing if r not in never_started]
+        why = []
+        if never_started:
+            why.append(f"rank(s) {_ranks(never_started)} had not started (the machine may be overloaded)")
+        if connecting:
+            why.append(f"rank(s) {_ranks(connecting)} were still connecting to their peers")
+        message = (f"rank(s) {_ranks(missing)} did not join the process group within {startup_timeout:g} s: "
+                   f"{'; '.join(why)}. All ranks were killed; the function did not run to completion. "
+                   "Try again, or pass a larger `startup_timeout`.")
+        super().__init__(message, missing)
+        self.timeout, self.missing, self.never_started = startup_timeout, missing, never_started
+
+
 def rank_failure(report: dict, unfinished: list[int], others: list[str], finished=()) -> RankFailed:
     """Rebuild a rank's error report (sent by the worker) as a `RankFailed`."""
     if "traceback" in report:

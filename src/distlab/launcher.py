@@ -14,6 +14,25 @@ Why not `torch.multiprocessing.spawn`: it cannot run a function defined in a not
 <module '__main__'>`), it re-imports torch in every rank (seconds), and a failing or hung rank can leave the cell
 hanging with a secondary error. Here the function travels by value (cloudpickle), ranks are forked from a forkserver
 that already imported torch, and every launch has a deadline after which no rank is left alive.
+
+The lifecycle of a launch, and its time limits (all in seconds, all named here or in `_worker`):
+
+1. Start: the notebook forks `world_size` ranks from the forkserver; each reports "arrived", joins the process group
+   through a `FileStore` in the launch's own temporary folder, and reports "joined". A rank that has not joined
+   within `startup_timeout` ends the launch with `StartupTimeout` ("rank 3 did not join within 30 s").
+2. Run: `fn` runs; one collective may wait `collective_timeout` for its peers before it raises on that rank (also in
+   groups made with `dist.new_group`). After a first failure the notebook listens `_GRACE_S` longer for others, to
+   name the rank that failed first.
+3. End: every rank waits, sockets open, until the notebook closes the lifeline; then all exit. `timeout`, the
+   wall-clock deadline of the whole launch, kills whatever is left; a rank whose notebook is gone exits by itself
+   `_worker.ORPHAN_MARGIN_S` after the deadline.
+
+Why a `FileStore`, not a `TCPStore`: ranks of one launch share a machine and a folder. With a TCPStore about one
+launch in ten stalled ~5 s at start-up, inside one rank's `TCPStore` client constructor (measured: 12 of 120 plain-torch
+launches of 4 ranks; 0 of 280 with a FileStore, see benchmarks/bench_launch.py). The notebook also waits on its pipes
+for at most `_POLL_S` at a time: a Ctrl-C that the kernel delivers to another thread than the main one (any thread
+that does not block SIGINT may receive it) still becomes a `KeyboardInterrupt` within that time. Multi-node runs use
+torchrun's own rendezvous (`distlab.torchrun`), not this launcher.
 """
 from __future__ import annotations
 
@@ -35,9 +54,12 @@ import torch.distributed as dist
 from . import _pickle, _worker
 from ._forkserver import RankProcess, get_context
 from ._output import RankOutput, clean_stack_dump
-from .errors import LaunchTimeout, RankCrashed, rank_failure
+from .errors import LaunchTimeout, RankCrashed, StartupTimeout, rank_failure
 
 _GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
+_POLL_S = 0.1  # longest wait on the pipes, so that a pending Ctrl-C is seen (see the module docstring)
+_STARTUP_S = 30.0  # default `startup_timeout` (capped by `timeout`)
+_COLLECTIVE_S = 30.0  # default `collective_timeout` (capped by half of `timeout`)
 _live_workers: "weakref.WeakSet[mp.process.BaseProcess]" = weakref.WeakSet()
 
 
@@ -49,8 +71,8 @@ def default_backend(world_size: int) -> str:
 
 
 def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None, *, timeout: float = 60.0,
-           collective_timeout: float | None = None, backend: str | None = None, threads: int = 1,
-           output: str = "by_rank") -> list:
+           collective_timeout: float | None = None, startup_timeout: float | None = None, backend: str | None = None,
+           threads: int = 1, output: str = "by_rank") -> list:
     """Run `fn(*args, **kwargs)` on `world_size` ranks and return the per-rank results in rank order.
 
     Each rank is a fresh process with the default process group already initialised (use `dist.get_rank()`);
@@ -59,46 +81,48 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
     timeout: wall-clock deadline (s) for the whole launch; after it every rank is killed and `LaunchTimeout` names
         the ranks that did not finish (their Python stacks are printed first, to show where they were stuck).
     collective_timeout: how long (s) one collective may wait for its peers before it raises on that rank
-        (default: half of `timeout`, at most 30 s).
+        (default: half of `timeout`, at most 30 s). It bounds collectives, not the start-up.
+    startup_timeout: how long (s) every rank has to start and join the process group (default: `timeout`, at most
+        30 s); past it, `StartupTimeout` names the ranks that had not joined.
     backend: "gloo" or "nccl"; by default NCCL with one GPU per rank when enough GPUs exist, else gloo.
     threads: intra-op threads per rank (1: ranks share the cores without oversubscribing them).
     output: "by_rank" prints each rank's output after the run, rank 0 first (deterministic: what nbval needs);
         "live" prints lines as they come; "hide" drops them. Lines are prefixed "[rank k]".
 
     Raises `RankFailed` (the rank that raised first, with its traceback), `RankCrashed` (a rank killed by a signal
-    or that exited), `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted; all ranks are gone by then.
+    or that exited), `StartupTimeout`, `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted; all ranks are gone by then.
     """
-    _check_arguments(fn, world_size, timeout, collective_timeout, threads, output)
+    _check_arguments(fn, world_size, timeout, collective_timeout, startup_timeout, threads, output)
     backend = _check_backend(backend, world_size)
     try:
         payload = _pickle.dumps((fn, tuple(args), dict(kwargs or {})))
     except Exception as exc:
         raise TypeError(f"launch: cannot send `fn` or its arguments to the ranks (they must be picklable): "
                         f"{type(exc).__name__}: {exc}") from exc
-    if collective_timeout is None:
-        collective_timeout = min(30.0, timeout / 2)
-    store = dist.TCPStore("127.0.0.1", 0, world_size + 1, is_master=True, wait_for_workers=False)
+    collective_timeout = collective_timeout or min(_COLLECTIVE_S, timeout / 2)
+    startup_timeout = min(startup_timeout or _STARTUP_S, timeout)
     run = _Run(world_size, output)
-    options = {"store": ("127.0.0.1", store.port), "backend": backend, "threads": threads,
-               "collective_timeout_s": collective_timeout, "deadline_s": timeout,
-               "cwd": os.getcwd(), "sys_path": list(sys.path), "stack_dir": run.stack_dir}
+    options = {"store_path": os.path.join(run.tmp_dir, "store"), "backend": backend, "threads": threads,
+               "collective_timeout_s": collective_timeout, "startup_timeout_s": startup_timeout,
+               "deadline_s": timeout, "cwd": os.getcwd(), "sys_path": list(sys.path), "stack_dir": run.tmp_dir}
     try:
+        start = time.monotonic()
         run.start(payload, options)
-        return run.wait(time.monotonic() + timeout, timeout)
+        return run.wait(start + timeout, timeout, start + startup_timeout, startup_timeout)
     finally:
         run.stop()
-        del store
 
 
-def _check_arguments(fn, world_size, timeout, collective_timeout, threads, output) -> None:
+def _check_arguments(fn, world_size, timeout, collective_timeout, startup_timeout, threads, output) -> None:
     if not callable(fn):
         raise TypeError(f"launch: `fn` must be callable, got {type(fn).__name__}")
     if not isinstance(world_size, int) or isinstance(world_size, bool) or world_size < 1:
         raise ValueError(f"launch: `world_size` must be a positive int, got {world_size!r}")
     if not timeout > 0:
         raise ValueError(f"launch: `timeout` must be > 0 seconds, got {timeout!r}")
-    if collective_timeout is not None and not collective_timeout > 0:
-        raise ValueError(f"launch: `collective_timeout` must be > 0 seconds, got {collective_timeout!r}")
+    for name, value in (("collective_timeout", collective_timeout), ("startup_timeout", startup_timeout)):
+        if value is not None and not value > 0:
+            raise ValueError(f"launch: `{name}` must be > 0 seconds, got {value!r}")
     if not isinstance(threads, int) or threads < 1:
         raise ValueError(f"launch: `threads` must be a positive int, got {threads!r}")
     if output not in ("by_rank", "live", "hide"):
@@ -126,13 +150,15 @@ class _Run:
         self.results: dict[int, object] = {}
         self.failures: list[tuple[float, int, dict]] = []  # (time, rank, report)
         self.crashes: list[tuple[int, int]] = []  # (rank, exitcode)
+        self.arrived: set[int] = set()  # ranks that started and are joining the process group
+        self.joined: set[int] = set()  # ranks that joined it
         self.lifeline_send = None
-        self.stack_dir = tempfile.mkdtemp(prefix="distlab-stacks-")
+        self.result_conns: dict = {}  # {pipe: rank}, until the rank's result or error came through it
+        self.tmp_dir = tempfile.mkdtemp(prefix="distlab-launch-")  # the FileStore, and stacks of stuck ranks
 
     def start(self, payload: bytes, options: dict) -> None:
         ctx = get_context()
         lifeline_recv, self.lifeline_send = ctx.Pipe(duplex=False)
-        self.result_conns = {}
         for rank in range(self.world_size):
             result_recv, result_send = ctx.Pipe(duplex=False)
             out_recv, out_send = ctx.Pipe(duplex=False)
@@ -149,7 +175,7 @@ class _Run:
             self.output.add(rank, out_recv, err_recv)
         lifeline_recv.close()
 
-    def wait(self, deadline: float, timeout: float) -> list:
+    def wait(self, deadline: float, timeout: float, startup_deadline: float, startup_timeout: float) -> list:
         first_failure_at = None
         while len(self.results) < self.world_size:
             now = time.monotonic()
@@ -157,8 +183,12 @@ class _Run:
                 self._raise_failure()
             if now >= deadline:
                 self._raise_timeout(timeout)
+            if first_failure_at is None and len(self.joined) < self.world_size and now >= startup_deadline:
+                self._raise_startup_timeout(startup_timeout)
             limit = min(deadline, first_failure_at + _GRACE_S if first_failure_at else deadline) - now
-            ready = mp.connection.wait(self._waitables(), timeout=max(limit, 0.0))
+            if len(self.joined) < self.world_size:
+                limit = min(limit, startup_deadline - now)
+            ready = mp.connection.wait(self._waitables(), timeout=min(max(limit, 0.0), _POLL_S))
             self._handle(ready)
             if (self.failures or self.crashes) and first_failure_at is None:
                 first_failure_at = time.monotonic()
@@ -181,11 +211,15 @@ class _Run:
                 self._maybe_crashed(rank, proc)
 
     def _receive(self, conn) -> None:
-        rank = self.result_conns.pop(conn)
         try:
             kind, rank, data = conn.recv()
         except (EOFError, OSError):
+            self.result_conns.pop(conn)
             return  # died before reporting: its sentinel tells us how
+        if kind in ("arrived", "joined"):  # start-up progress; the result comes later through the same pipe
+            (self.arrived if kind == "arrived" else self.joined).add(rank)
+            return
+        self.result_conns.pop(conn)
         if kind == "ok":
             self.results[rank] = cloudpickle.loads(data)
         else:
@@ -194,7 +228,7 @@ class _Run:
     def _maybe_crashed(self, rank: int, proc) -> None:
         proc.join(0.5)
         for conn, r in list(self.result_conns.items()):
-            if r == rank and conn.poll():  # its report was still in the pipe
+            while r == rank and conn in self.result_conns and conn.poll():  # its reports were still in the pipe
                 self._receive(conn)
         if rank not in self.results and not any(r == rank for _, r, _ in self.failures):
             self.crashes.append((rank, proc.exitcode))
@@ -224,14 +258,24 @@ class _Run:
         self.stop()
         raise LaunchTimeout(timeout, unfinished, finished=sorted(self.results))
 
+    def _raise_startup_timeout(self, startup_timeout: float):
+        missing = sorted(set(range(self.world_size)) - self.joined)
+        never_started = [r for r in missing if r not in self.arrived]
+        self._print_stacks([r for r in missing if r in self.arrived])
+        self.stop()
+        raise StartupTimeout(startup_timeout, missing, never_started)
+
     def _print_stacks(self, ranks: list[int]) -> None:
         """Ask each stuck rank where it is (faulthandler answers SIGUSR1, even inside a C++ collective)."""
         for rank in ranks:
             _signal(self.procs[rank], signal.SIGUSR1)
         self.output.read_for(0.5)  # meanwhile, whatever they printed last
         for rank in ranks:
-            with open(os.path.join(self.stack_dir, f"rank{rank}.txt")) as f:
-                lines = clean_stack_dump(f.read())
+            try:
+                with open(os.path.join(self.tmp_dir, f"rank{rank}.txt")) as f:
+                    lines = clean_stack_dump(f.read())
+            except FileNotFoundError:  # it had not yet set up its stack dump: it never got far enough to be stuck
+                continue
             if lines:
                 self.output.add_lines(rank, "err", [f"where rank {rank} was stuck (most recent call first):"] + lines)
 
@@ -253,7 +297,7 @@ class _Run:
         for conn in self.result_conns:
             conn.close()
         self.result_conns = {}
-        shutil.rmtree(self.stack_dir, ignore_errors=True)
+        shutil.rmtree(self.tmp_dir, ignore_errors=True)
 
 
 def _signal(proc, signum) -> None:
