@@ -1,4 +1,4 @@
-"""benchmarks/bench_01.py and bench_03.py run and print their tables. Timings are never asserted: the machine is shared.
+"""benchmarks/bench_01.py, bench_03.py and bench_launch.py run and print their tables. Timings are never asserted: the machine is shared.
 
     pytest tests/test_benchmarks.py
 """
@@ -61,3 +61,13 @@ def test_bench_03_quick_run_prints_every_contender():
     assert [row.split("|")[1].strip() for row in rows] == ["torch.save", "atomic (save_checkpoint)", "DCP, 2 ranks"]
     assert all(len(row.split("|")) == 8 for row in rows), output
     assert rows[0].split("|")[5].strip() == "1.00" and rows[0].split("|")[6].strip() == "1.00", output  # the baseline
+
+
+def test_bench_launch_quick_run_reports_every_contender_and_mode():
+    """bench_launch.py --quick: 2 launches of each contender, alone and two launchers at once, none failing."""
+    output = run_script(["--quick"], timeout=300, script=BENCHMARKS / "bench_launch.py")
+    rows = [line.split("|")[1:-1] for line in output.splitlines() if line.startswith("| ") and "contender" not in line]
+    rows = [[cell.strip() for cell in row] for row in rows]
+    assert [(r[0], r[1]) for r in rows] == [(c, m) for m in ("alone", "two at once") for c in
+                                           ("distlab.launch", "plain torch, TCPStore", "plain torch, FileStore")]
+    assert all(r[2] == "2" and r[3] == "0" for r in rows), output  # two launches each, no failure

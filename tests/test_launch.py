@@ -297,12 +297,12 @@ def _all_reduce_ones(_):
 def test_a_rank_that_never_joins_is_named_as_such_not_as_a_failed_collective():
     with pytest.raises(distlab.StartupTimeout) as info:
         timed(distlab.launch, _all_reduce_ones, world_size=4, args=(_SlowToArrive(3, 600),), timeout=60,
-              startup_timeout=2, collective_timeout=30)
+              startup_timeout=5, collective_timeout=30)
     err = info.value
-    assert err.missing == [0, 1, 2, 3] and err.never_started == [3]
-    assert str(err).startswith("rank(s) 0, 1, 2, 3 did not join the process group within 2 s: rank(s) 3 had not "
-                               "started")
-    assert err.elapsed < 10
+    assert err.missing == [0, 1, 2, 3] and 3 in err.never_started  # the others wait for it (or, loaded, start late)
+    assert str(err).startswith("rank(s) 0, 1, 2, 3 did not join the process group within 5 s: rank(s) ")
+    assert "had not started" in str(err)
+    assert err.elapsed < 20  # the start-up deadline, not the launch's 60 s
 
 
 def test_collective_timeout_bounds_collectives_not_the_start_up():

@@ -5,10 +5,14 @@ OpenMP thread pool, and forking it deadlocks the child. The forkserver is a fres
 """
 import io
 import multiprocessing as mp
+import multiprocessing.connection
 import os
+import time
 from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
 
 # torch._dynamo: building any optimizer or DDP imports it (~3 s of CPU); once here beats once per rank per launch.
+POLL_S = 0.1  # longest uninterrupted wait of the notebook's main thread (see `launcher`: Ctrl-C)
+FORKSERVER_START_S = 300.0  # a cold forkserver imports torch before it forks a rank: minutes on a loaded machine
 PRELOAD = ["torch", "torch.distributed", "torch._dynamo", "cloudpickle", "distlab._forkserver", "distlab._worker"]
 
 
@@ -40,7 +44,21 @@ class _NoMainPopen(popen_forkserver.Popen):
         self.finalizer = util.Finalize(self, util.close_fds, (os.dup(w), self.sentinel))
         with open(w, "wb", closefd=True) as f:
             f.write(buf.getbuffer())
+        _wait_for_fork(self.sentinel)
         self.pid = forkserver.read_signed(self.sentinel)
+
+
+def _wait_for_fork(sentinel) -> None:
+    """Wait until the forkserver has forked the rank (on a first launch it is still importing torch).
+
+    In short waits, so that a Ctrl-C meant for the main thread but delivered to another one is still seen; bounded,
+    so that a forkserver that never gets going is an error rather than a hang.
+    """
+    deadline = time.monotonic() + FORKSERVER_START_S
+    while not mp.connection.wait([sentinel], timeout=POLL_S):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"distlab: the forkserver did not start a rank within {FORKSERVER_START_S:g} s "
+                               "(it imports torch first); is the machine overloaded?")
 
 
 class RankProcess(context.ForkServerProcess):

@@ -17,7 +17,8 @@ that already imported torch, and every launch has a deadline after which no rank
 
 The lifecycle of a launch, and its time limits (all in seconds, all named here or in `_worker`):
 
-1. Start: the notebook forks `world_size` ranks from the forkserver; each reports "arrived", joins the process group
+1. Start: the notebook forks `world_size` ranks from the forkserver (the first launch waits for it to import torch,
+   outside every deadline below, up to `_forkserver.FORKSERVER_START_S`); each reports "arrived", joins the group
    through a `FileStore` in the launch's own temporary folder, and reports "joined". A rank that has not joined
    within `startup_timeout` ends the launch with `StartupTimeout` ("rank 3 did not join within 30 s").
 2. Run: `fn` runs; one collective may wait `collective_timeout` for its peers before it raises on that rank (also in
@@ -52,12 +53,12 @@ import torch
 import torch.distributed as dist
 
 from . import _pickle, _worker
+from ._forkserver import POLL_S as _POLL_S
 from ._forkserver import RankProcess, get_context
 from ._output import RankOutput, clean_stack_dump
 from .errors import LaunchTimeout, RankCrashed, StartupTimeout, rank_failure
 
 _GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
-_POLL_S = 0.1  # longest wait on the pipes, so that a pending Ctrl-C is seen (see the module docstring)
 _STARTUP_S = 30.0  # default `startup_timeout` (capped by `timeout`)
 _COLLECTIVE_S = 30.0  # default `collective_timeout` (capped by half of `timeout`)
 _live_workers: "weakref.WeakSet[mp.process.BaseProcess]" = weakref.WeakSet()
@@ -106,8 +107,8 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
                "collective_timeout_s": collective_timeout, "startup_timeout_s": startup_timeout,
                "deadline_s": timeout, "cwd": os.getcwd(), "sys_path": list(sys.path), "stack_dir": run.tmp_dir}
     try:
+        run.start(payload, options)  # waits for a cold forkserver (importing torch): not part of the deadlines
         start = time.monotonic()
-        run.start(payload, options)
         return run.wait(start + timeout, timeout, start + startup_timeout, startup_timeout)
     finally:
         run.stop()
