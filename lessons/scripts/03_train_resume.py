@@ -1,9 +1,16 @@
 """Data-parallel training that survives crashes: it checkpoints every few steps and, started again, resumes from the
-latest complete checkpoint, bit-exactly. What you would run on a cluster, where something fails every day.
+latest complete checkpoint, bit-exactly, on any number of ranks. What you would run on a cluster, where something
+fails every day.
 
-    DISTLAB_FAIL_AT="1:7@0,0:13@1" torchrun --standalone --nproc-per-node=2 --max-restarts=2 \\
-        03_train_resume.py --dir ckpt        # rank 1 dies at step 7, then (after a restart) rank 0 at step 13
-    torchrun --standalone --nproc-per-node=2 03_train_resume.py --dir clean     # the same run, never failing
+    TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 DISTLAB_FAIL_AT="1:7@0,0:13@1" torchrun --standalone --nproc-per-node=2 \\
+        --max-restarts=2 03_train_resume.py --dir ckpt   # rank 1 dies at step 7, then (restarted) rank 0 at step 13
+    torchrun --standalone --nproc-per-node=2 03_train_resume.py --dir clean      # the same run, never failing
+
+Both end with the same `weights digest`, with 2 ranks or any other number (the same in both commands).
+
+TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 is for the restarts: without it, torchrun (PyTorch 2.13 still) keeps one
+rendezvous store across attempts, and a restarted rank can read a peer's address left over from the previous attempt,
+fail to connect, and use up a restart (pytorch/pytorch#135712). Set it for every job run with --max-restarts.
 
 When a rank dies, torchrun stops the others and, up to --max-restarts times, starts every rank again (it sets
 TORCHELASTIC_RESTART_COUNT to 1, 2, ...). Each start looks for the latest checkpoint that every rank finished writing
@@ -11,6 +18,13 @@ TORCHELASTIC_RESTART_COUNT to 1, 2, ...). Each start looks for the latest checkp
 the weights and optimizer state (the same on every rank under DDP) and its own random generators and data position.
 Every file is written atomically (temporary file, fsync, rename), so a crash during a save never damages the
 previous checkpoint. At the end rank 0 prints a digest of the weights: the same as a run that never failed.
+
+Bit-identical also needs the same computation after the restart. DDP's first iteration all-reduces the gradients in
+one bucket laid out in parameter order, later ones in buckets rebuilt in gradient-ready order; from 3 ranks on, a ring
+all-reduce adds an element's values in an order that depends on its place in the buffer, so the first step after a
+restart (DDP's first iteration again) would differ in the last bits. `distlab.fixed_layout_ddp` all-reduces each
+parameter's gradient on its own, the same at every step. `--ddp default` (plain DDP) shows the difference: run both
+commands with it and --nproc-per-node=4, and the digests differ (at 2 ranks they do not: one addition per element).
 """
 from __future__ import annotations
 
@@ -19,11 +33,15 @@ import hashlib
 import math
 import os
 import random
+import sys
 
 import numpy as np
 import torch
 import torch.distributed as dist
 import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import distlab  # distlab.fixed_layout_ddp, and the fault injection: DISTLAB_FAIL_AT="RANK:STEP[@ATTEMPT],..."
 
 STEPS, EVERY, GLOBAL_BATCH, N_EXAMPLES = 24, 4, 32, 512
 
@@ -59,13 +77,15 @@ class Batches:
         self.epoch, self.position = state["epoch"], state["position"]
 
 
-def build(rank: int, world_size: int, steps: int):
-    """Everything a run starts with: the same on every start, before a checkpoint (if any) overwrites it."""
+def build(rank: int, world_size: int, steps: int, ddp: str = "fixed"):
+    """Everything a run starts with: the same on every start, before a checkpoint (if any) overwrites it.
+
+    ddp: "fixed" (DDP, each parameter's gradient all-reduced on its own: exact resumption at any world size) or
+    "default" (plain DDP: exact at 2 ranks only; see the docstring at the top)."""
     torch.manual_seed(0)  # the same initial weights on every rank
     model = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 1))
     if world_size > 1:
-        from torch.nn.parallel import DistributedDataParallel as DDP
-        model = DDP(model)
+        model = distlab.fixed_layout_ddp(model) if ddp == "fixed" else DDP(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     def warmup_then_cosine(s):
         return min(1.0, (s + 1) / 5) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps))
@@ -149,11 +169,11 @@ def latest_complete(root: str) -> int | None:
     return max(steps, default=None)
 
 
-def train(root: str, steps: int = STEPS, every: int = EVERY, fail=None) -> dict:
+def train(root: str, steps: int = STEPS, every: int = EVERY, fail=None, ddp: str = "fixed") -> dict:
     """Train to `steps`, resuming from the latest complete checkpoint in `root` if there is one."""
     rank = dist.get_rank() if dist.is_initialized() else 0
     world_size = dist.get_world_size() if dist.is_initialized() else 1
-    model, optimizer, schedule, batches, rngs = build(rank, world_size, steps)
+    model, optimizer, schedule, batches, rngs = build(rank, world_size, steps, ddp)
     data = make_data()
     latest = latest_complete(root)
     step = 0
@@ -185,14 +205,19 @@ def main() -> None:
     parser.add_argument("--dir", required=True, help="checkpoint folder (shared by all starts of the job)")
     parser.add_argument("--steps", type=int, default=STEPS)
     parser.add_argument("--every", type=int, default=EVERY, help="checkpoint every this many steps")
+    parser.add_argument("--ddp", choices=("fixed", "default"), default="fixed",
+                        help="fixed: each parameter's gradient all-reduced on its own (exact resumption at any world "
+                             "size); default: plain DDP (exact at 2 ranks only)")
     args = parser.parse_args()
 
-    import distlab  # only for its fault injection: DISTLAB_FAIL_AT="RANK:STEP[@ATTEMPT],..."
+    attempt = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    if attempt > 0 and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True" and os.environ.get("RANK") == "0":
+        print("restarted without TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1: if the ranks fail to connect, set it "
+              "(pytorch/pytorch#135712)", file=sys.stderr, flush=True)
     dist.init_process_group("gloo")  # NCCL (and torch.cuda.set_device(LOCAL_RANK)) on GPUs
     torch.set_num_threads(1)
     rank = dist.get_rank()
-    attempt = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
-    result = train(args.dir, args.steps, args.every, distlab.faults_from_env())
+    result = train(args.dir, args.steps, args.every, distlab.faults_from_env(), args.ddp)
     if rank == 0:
         print(f"attempt {attempt}: started at step {result['start']}, trained to step {args.steps}, "
               f"final loss {result['losses'].get(args.steps - 1, float('nan')):.6f}")

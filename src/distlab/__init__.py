@@ -13,6 +13,7 @@ if "ipykernel" in _sys.modules:
 
 from .comm import CommCount, count_bytes_written, count_comm
 from .errors import LaunchError, LaunchTimeout, RankCrashed, RankFailed, StartupTimeout
+from .exact import fixed_layout_ddp, per_parameter_allreduce
 from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, faults_from_env, kill_after_open
 from .launcher import default_backend, launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
@@ -24,6 +25,7 @@ __all__ = [
     "count_comm", "CommCount", "count_bytes_written", "torchrun", "torchrun_command", "TorchrunFailed",
     "tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker",
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",
+    "fixed_layout_ddp", "per_parameter_allreduce",
 ]
 __version__ = "0.1.0"
 

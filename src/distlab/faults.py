@@ -3,7 +3,11 @@
     fail = distlab.FailAt(rank=1, step=7)        # in the training loop, once per step: fail(step)
     distlab.launch(train, 2, args=(fail,))       # -> RankCrashed: "rank 1 was killed by signal SIGKILL"
 
-    DISTLAB_FAIL_AT="1:7@0,0:13@1" torchrun --max-restarts=2 ... train.py   # the script calls faults_from_env()
+    TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 DISTLAB_FAIL_AT="1:7@0,0:13@1" \\
+        torchrun --standalone --nproc-per-node=2 --max-restarts=2 train.py   # train.py calls faults_from_env()
+
+(TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1: else a restarted rank may read a peer's stale address and fail to connect,
+pytorch/pytorch#135712; `distlab.torchrun` sets it.)
 
 A real failure (a GPU falling off the bus, a node rebooting, the out-of-memory killer) gives the process no chance to
 clean up: no exception handler runs, no file is closed, no message is sent. SIGKILL does exactly that, so a training
