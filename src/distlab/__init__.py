@@ -16,6 +16,7 @@ from .errors import LaunchError, LaunchTimeout, RankCrashed, RankFailed
 from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, faults_from_env, kill_after_open
 from .launcher import default_backend, launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
+from .models import ModelConfig, TinyTransformer, random_batch
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "count_comm", "CommCount", "count_bytes_written", "torchrun", "torchrun_command", "TorchrunFailed",
     "tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker",
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",
+    "ModelConfig", "TinyTransformer", "random_batch",
 ]
 __version__ = "0.1.0"
 
