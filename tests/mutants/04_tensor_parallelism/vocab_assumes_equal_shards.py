@@ -1,8 +1,7 @@
 # replaces: vocab_parallel_cross_entropy
 # wrong: computes its offset as rank * its own width: wrong when the shards are uneven
 # must-lose: vocab_parallel_ce_uneven_shards
-# must-keep: vocab_parallel_ce_matches_cross_entropy, vocab_parallel_ce_large_logits,
-#   vocab_parallel_ce_moves_per_token_bytes
+# must-keep: vocab_parallel_ce_matches_cross_entropy, vocab_parallel_ce_moves_per_token_bytes
 def vocab_parallel_cross_entropy(logits_shard, target, group=None, ignore_index=-100):
     """Mean cross-entropy of `target` under logits whose vocabulary columns are split over `group` in contiguous blocks
     (rank r: the r-th block, widths may differ), with only per-token scalars crossing ranks (Megatron-LM §3)."""

@@ -13,9 +13,10 @@ def vocab_parallel_cross_entropy(logits_shard, target, group=None, ignore_index=
     class GatherVocab(torch.autograd.Function):
         @staticmethod
         def forward(ctx, shard):
-            parts = [torch.empty(shard.shape[0], int(w)) for w in widths]
-            dist.all_gather(parts, shard.contiguous(), group=group)
-            return torch.cat(parts, dim=-1)
+            widest = int(max(widths))  # all_gather wants equal sizes: pad every shard to the widest
+            parts = [torch.empty(shard.shape[0], widest) for _ in widths]
+            dist.all_gather(parts, F.pad(shard, (0, widest - width)).contiguous(), group=group)
+            return torch.cat([part[:, :int(w)] for part, w in zip(parts, widths)], dim=-1)
 
         @staticmethod
         def backward(ctx, grad):
