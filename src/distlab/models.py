@@ -1,0 +1,186 @@
+"""A tiny decoder-only Transformer: the single-process reference that lessons 4-7 split across ranks.
+
+    config = distlab.ModelConfig(vocab_size=64, dim=32, n_layers=2, n_heads=4, n_kv_heads=2)
+    model = distlab.TinyTransformer(config, seed=0)     # the same weights for the same seed, on every rank
+    logits = model(tokens)                              # [batch, seq, vocab]
+
+GPT-2's layout (Radford et al., 2019): learned positions, pre-LayerNorm blocks `x + attn(ln1(x))` then
+`x + mlp(ln2(x))`, a GeLU MLP of width `mlp_ratio * dim`, a final LayerNorm, and an output layer that reuses the token
+embedding (`tie_embeddings=True`) or has its own weight. Attention keeps its projections separate (`q_proj`, `k_proj`,
+`v_proj`, `o_proj`: rows of q/k/v are whole heads, one after the other), which is what tensor parallelism splits "by
+heads" (Megatron-LM, Shoeybi et al. 2019, §3); `n_kv_heads < n_heads` shares each key/value head between
+`n_heads / n_kv_heads` query heads (grouped-query attention, Ainslie et al. 2023; `n_kv_heads=1` is multi-query).
+
+It holds no parallel code: the lessons and exercises write that, and check it against this module.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+__all__ = ["ModelConfig", "TinyTransformer", "Block", "Attention", "MLP", "random_batch"]
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Sizes of a `TinyTransformer`. `n_kv_heads=None` means one key/value head per query head (plain MHA)."""
+
+    vocab_size: int = 64
+    dim: int = 32
+    n_layers: int = 2
+    n_heads: int = 4
+    n_kv_heads: int | None = None
+    mlp_ratio: int = 4
+    max_seq_len: int = 64
+    tie_embeddings: bool = True
+    bias: bool = True
+
+    def __post_init__(self):
+        for name in ("vocab_size", "dim", "n_layers", "n_heads", "mlp_ratio", "max_seq_len"):
+            if not (isinstance(getattr(self, name), int) and getattr(self, name) > 0):
+                raise ValueError(f"ModelConfig.{name} must be a positive int, got {getattr(self, name)!r}")
+        if self.dim % self.n_heads:
+            raise ValueError(f"dim={self.dim} is not divisible by n_heads={self.n_heads}")
+        if not 0 < self.kv_heads <= self.n_heads or self.n_heads % self.kv_heads:
+            raise ValueError(f"n_kv_heads={self.n_kv_heads} must divide n_heads={self.n_heads}")
+
+    @property
+    def kv_heads(self) -> int:
+        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.n_heads
+
+
+class Attention(nn.Module):
+    """Causal self-attention with `n_heads` query heads and `kv_heads` key/value heads (GQA when fewer)."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.n_heads, self.kv_heads, self.head_dim = config.n_heads, config.kv_heads, config.head_dim
+        self.q_proj = nn.Linear(config.dim, self.n_heads * self.head_dim, bias=config.bias)
+        self.k_proj = nn.Linear(config.dim, self.kv_heads * self.head_dim, bias=config.bias)
+        self.v_proj = nn.Linear(config.dim, self.kv_heads * self.head_dim, bias=config.bias)
+        self.o_proj = nn.Linear(self.n_heads * self.head_dim, config.dim, bias=config.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.o_proj(self.core(self.q_proj(x), self.k_proj(x), self.v_proj(x)))
+
+    def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """softmax(q k^T / sqrt(d)) v per head, causal; inputs and output are [batch, seq, heads * head_dim].
+
+        The number of heads is read from the inputs' widths, so a rank holding some whole heads calls it as is."""
+        b, s, _ = q.shape
+        q = q.view(b, s, -1, self.head_dim).transpose(1, 2)  # [b, heads, s, d]
+        k = k.view(b, s, -1, self.head_dim).transpose(1, 2)
+        v = v.view(b, s, -1, self.head_dim).transpose(1, 2)
+        if k.shape[1] != q.shape[1]:  # GQA: query head i reads key/value head i // group
+            group = q.shape[1] // k.shape[1]
+            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
+        causal = torch.ones(s, s, dtype=torch.bool, device=q.device).tril()
+        weights = scores.masked_fill(~causal, float("-inf")).softmax(dim=-1)
+        return (weights @ v).transpose(1, 2).reshape(b, s, -1)
+
+
+class MLP(nn.Module):
+    """up (dim -> mlp_ratio * dim), GeLU, down (-> dim)."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.up = nn.Linear(config.dim, config.mlp_ratio * config.dim, bias=config.bias)
+        self.down = nn.Linear(config.mlp_ratio * config.dim, config.dim, bias=config.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(F.gelu(self.up(x)))
+
+
+class Block(nn.Module):
+    """A pre-LN Transformer layer: x + attn(ln1(x)), then x + mlp(ln2(x))."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.ln1, self.attn = nn.LayerNorm(config.dim), Attention(config)
+        self.ln2, self.mlp = nn.LayerNorm(config.dim), MLP(config)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln1(x))
+        return x + self.mlp(self.ln2(x))
+
+
+class TinyTransformer(nn.Module):
+    """A decoder-only language model whose weights depend only on `config` and `seed` (not on the global RNG).
+
+    forward(tokens [batch, seq] of ints) -> logits [batch, seq, vocab_size] (float32).
+    """
+
+    def __init__(self, config: ModelConfig | None = None, seed: int = 0):
+        super().__init__()
+        self.config = config = ModelConfig() if config is None else config
+        self.tok_emb = nn.Embedding(config.vocab_size, config.dim)
+        self.pos_emb = nn.Embedding(config.max_seq_len, config.dim)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layers))
+        self.ln_f = nn.LayerNorm(config.dim)
+        self.lm_head = nn.Linear(config.dim, config.vocab_size, bias=False)
+        if config.tie_embeddings:
+            self.lm_head.weight = self.tok_emb.weight
+        self.reset_parameters(seed)
+
+    @torch.no_grad()
+    def reset_parameters(self, seed: int = 0) -> None:
+        """GPT-2's initialisation from a private generator: N(0, 0.02) weights, output projections scaled by
+        1/sqrt(2 n_layers), zero biases, LayerNorms at (1, 0). Same seed, same weights, in any process."""
+        generator = torch.Generator().manual_seed(seed)
+        residual_std = 0.02 / math.sqrt(2 * self.config.n_layers)
+        for name, p in self.named_parameters():  # each tensor once (a tied weight is listed once), in a fixed order
+            if name.endswith("bias"):
+                p.zero_()
+            elif ".ln" in name or name.startswith("ln_"):
+                p.fill_(1.0)
+            else:
+                std = residual_std if name.endswith(("o_proj.weight", "down.weight")) else 0.02
+                p.copy_(torch.randn(p.shape, generator=generator) * std)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(self.hidden(tokens))
+
+    def hidden(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The final hidden states [batch, seq, dim] (after ln_f), before the output layer."""
+        if tokens.shape[-1] > self.config.max_seq_len:
+            raise ValueError(f"sequence of {tokens.shape[-1]} tokens is longer than max_seq_len="
+                             f"{self.config.max_seq_len}")
+        positions = torch.arange(tokens.shape[-1], device=tokens.device)
+        x = self.tok_emb(tokens) + self.pos_emb(positions)
+        for block in self.blocks:
+            x = block(x)
+        return self.ln_f(x)
+
+    def loss(self, tokens: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> torch.Tensor:
+        """Mean next-token cross-entropy of `targets` (same shape as `tokens`)."""
+        logits = self(tokens)
+        return F.cross_entropy(logits.flatten(0, -2), targets.flatten(), ignore_index=ignore_index)
+
+    @torch.no_grad()
+    def generate(self, tokens: torch.Tensor, n_new: int) -> torch.Tensor:
+        """Greedy decoding of `n_new` tokens after `tokens` [batch, seq] (no KV cache: recomputes the prefix)."""
+        for _ in range(n_new):
+            next_token = self(tokens[:, -self.config.max_seq_len:])[:, -1].argmax(-1, keepdim=True)
+            tokens = torch.cat([tokens, next_token], dim=1)
+        return tokens
+
+    def num_parameters(self) -> int:
+        """Distinct parameters (a tied weight once)."""
+        return sum(p.numel() for p in self.parameters())
+
+
+def random_batch(config: ModelConfig, batch: int, seq: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """(tokens, targets) for next-token prediction: random tokens, targets shifted by one, from a private generator."""
+    generator = torch.Generator().manual_seed(seed)
+    data = torch.randint(0, config.vocab_size, (batch, seq + 1), generator=generator)
+    return data[:, :-1], data[:, 1:]
+

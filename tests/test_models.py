@@ -1,0 +1,107 @@
+"""distlab.models: the tiny decoder-only Transformer that lessons 4-7 use as their single-process reference.
+
+    pytest tests/test_models.py
+"""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import distlab
+from distlab.models import ModelConfig, TinyTransformer, random_batch
+
+SMALL = ModelConfig(vocab_size=50, dim=16, n_layers=2, n_heads=4, max_seq_len=12)
+
+
+def test_same_seed_same_weights_whatever_the_global_rng():
+    torch.manual_seed(1)
+    a = TinyTransformer(SMALL, seed=3)
+    torch.manual_seed(2)
+    torch.randn(100)
+    b = TinyTransformer(SMALL, seed=3)
+    c = TinyTransformer(SMALL, seed=4)
+    for (name, pa), pb, pc in zip(a.state_dict().items(), b.state_dict().values(), c.state_dict().values()):
+        assert torch.equal(pa, pb), name
+        if name.endswith("weight") and ".ln" not in name and not name.startswith("ln_"):
+            assert not torch.equal(pa, pc), f"{name}: another seed should give other weights"
+    tokens, _ = random_batch(SMALL, 2, 8, seed=0)
+    assert torch.equal(a(tokens), b(tokens))
+
+
+def test_tied_embeddings_share_one_tensor_and_untied_do_not():
+    tied = TinyTransformer(SMALL)
+    untied = TinyTransformer(ModelConfig(**{**SMALL.__dict__, "tie_embeddings": False}))
+    assert tied.lm_head.weight is tied.tok_emb.weight
+    assert untied.lm_head.weight is not untied.tok_emb.weight
+    assert untied.num_parameters() - tied.num_parameters() == SMALL.vocab_size * SMALL.dim
+    tokens, targets = random_batch(SMALL, 2, 8)
+    tied.loss(tokens, targets).backward()  # the tied weight's gradient sums both uses
+    assert tied.tok_emb.weight.grad is tied.lm_head.weight.grad
+
+
+def test_shapes_initial_loss_and_causality():
+    model = TinyTransformer(SMALL)
+    tokens, targets = random_batch(SMALL, 3, 10, seed=1)
+    logits = model(tokens)
+    assert logits.shape == (3, 10, SMALL.vocab_size) and logits.dtype == torch.float32
+    assert abs(model.loss(tokens, targets).item() - math.log(SMALL.vocab_size)) < 0.1  # small init: near uniform
+    changed = tokens.clone()
+    changed[:, 6] = (changed[:, 6] + 1) % SMALL.vocab_size
+    out = model(changed)
+    assert torch.equal(out[:, :6], logits[:, :6]), "a later token changed earlier logits: attention is not causal"
+    assert not torch.allclose(out[:, 6:], logits[:, 6:])
+
+
+def test_gqa_equals_mha_with_each_kv_head_repeated():
+    """n_kv_heads=2 of 4 is MHA whose heads 2i and 2i+1 read the same key/value weights (Ainslie et al. 2023)."""
+    gqa_config = ModelConfig(**{**SMALL.__dict__, "n_kv_heads": 2})
+    gqa, mha = TinyTransformer(gqa_config, seed=5), TinyTransformer(SMALL, seed=5)
+    assert gqa.blocks[0].attn.k_proj.weight.shape == (2 * SMALL.head_dim, SMALL.dim)
+    state = {}
+    for name, p in gqa.state_dict().items():
+        if ".k_proj." in name or ".v_proj." in name:  # [kv_heads * d, ...] -> [n_heads * d, ...]
+            p = p.view(2, SMALL.head_dim, *p.shape[1:]).repeat_interleave(2, dim=0).flatten(0, 1)
+        state[name] = p
+    mha.load_state_dict(state)
+    tokens, _ = random_batch(SMALL, 2, 9, seed=2)
+    torch.testing.assert_close(gqa(tokens), mha(tokens), rtol=1e-5, atol=1e-6)
+    assert gqa.num_parameters() < mha.num_parameters()
+    mqa = TinyTransformer(ModelConfig(**{**SMALL.__dict__, "n_kv_heads": 1}))
+    assert mqa(tokens).shape == (2, 9, SMALL.vocab_size)
+
+
+def test_attention_core_matches_torch_sdpa():
+    attn = TinyTransformer(SMALL).blocks[0].attn
+    generator = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 7, SMALL.dim, generator=generator) for _ in range(3))
+    split = [t.view(2, 7, SMALL.n_heads, -1).transpose(1, 2) for t in (q, k, v)]
+    expected = F.scaled_dot_product_attention(*split, is_causal=True).transpose(1, 2).reshape(2, 7, -1)
+    torch.testing.assert_close(attn.core(q, k, v), expected, rtol=1e-5, atol=1e-6)
+    # a rank holding heads 2-3 only gets exactly those heads' output
+    torch.testing.assert_close(attn.core(q[..., 8:], k[..., 8:], v[..., 8:]), expected[..., 8:], rtol=1e-5, atol=1e-6)
+
+
+def test_generate_is_greedy_and_deterministic():
+    model = TinyTransformer(SMALL, seed=1)
+    prompt, _ = random_batch(SMALL, 2, 4, seed=3)
+    out = model.generate(prompt, 5)
+    assert out.shape == (2, 9) and torch.equal(out[:, :4], prompt)
+    assert torch.equal(out, model.generate(prompt, 5))
+    assert torch.equal(out[:, 4], model(prompt)[:, -1].argmax(-1))
+
+
+@pytest.mark.parametrize("bad", [dict(dim=30), dict(n_kv_heads=3), dict(n_kv_heads=0), dict(n_layers=0),
+                                 dict(vocab_size=2.5)])
+def test_config_rejects_inconsistent_sizes(bad):
+    with pytest.raises(ValueError):
+        ModelConfig(**{**SMALL.__dict__, **bad})
+
+
+def test_sequence_longer_than_max_seq_len_is_an_error():
+    with pytest.raises(ValueError, match="max_seq_len"):
+        TinyTransformer(SMALL)(torch.zeros(1, 13, dtype=torch.long))
+
+
+def test_exported_from_distlab():
+    assert distlab.TinyTransformer is TinyTransformer and distlab.ModelConfig is ModelConfig
