@@ -5,10 +5,11 @@ notebook and its mutants in tests/mutants/<assignment>/).
 
 - exercises/ is what `nbgrader generate_assignment` makes of solutions/ now, without solution code or hidden tests;
 - the instructor's grade command (autograde/grade.py, one `nbgrader autograde` call per group of students, graded
-  side by side) gives full marks to the solutions filled into the student notebook, zero to the untouched student
-  notebook, and takes points from every mutant (a known-wrong implementation) in the cells its header names;
-  submissions that loop forever, do not compile or raise on one rank score zero there in bounded time, and the
-  students after them are graded all the same; it writes a CSV and a feedback page per student.
+  side by side) gives full marks to the solutions filled into the student notebook and to every variant (a correct
+  answer written differently from the reference), zero to the untouched student notebook, and takes points from
+  every mutant (a known-wrong implementation) in the cells its header names; submissions that loop forever, do not
+  compile or raise on one rank score zero there in bounded time, and the students after them are graded all the
+  same; it writes a CSV and a feedback page per student.
 
 A mutant file starts with comment lines that say what it is and what grading must find, then the cell's source:
 
@@ -23,6 +24,18 @@ To grade fewer notebooks, mutants of different solution cells share one submissi
 one of them can see the other's cell (found from the names each cell uses, through the submitted code); a mutant's
 `must-keep` cells that can see another member's cell are then not checked for it. Mutants with `must-zero` or
 `max-seconds` (whole-submission claims) are always graded alone.
+
+A variant file (tests/variants/<assignment>/<name>.py) is a correct answer to one solution cell, written otherwise
+than the reference (imported names, blocking messages, another chunking, a warning printed, numpy instead of math...):
+
+    # replaces: <grade_id of a solution cell>
+    # differs: <how this correct answer differs from the reference>
+    # needs: <a fix it waits for>                                      (optional: its test is an xfail until then)
+
+Variant submission k holds the k-th variant (by name) of each solution cell; a cell with fewer variants keeps the
+reference solution. Every test cell that can see a variant's cell must give it full marks. With the solution (and
+exact copies of it, if there are fewer variant submissions than that) at least HONEST_MIN honest submissions are
+graded in the same run as the mutants.
 
 $DISTLAB_GRADING_JOBS sets how many groups of students are graded side by side (default 2).
 """
@@ -47,11 +60,13 @@ from autograde import notebooks  # noqa: E402
 pytestmark = pytest.mark.xdist_group("nbgrader")  # with pytest -n --dist loadgroup: one worker, one grading run
 
 MUTANTS_DIR = REPO / "tests" / "mutants"
+VARIANTS_DIR = REPO / "tests" / "variants"
 ASSIGNMENTS = notebooks.assignments()
 JOBS = int(os.environ.get("DISTLAB_GRADING_JOBS", "2"))
 SOLUTION, BLANK = "z-solution", "z-blank"  # sorted last: in each group, good submissions come after the bad ones
 NOT_SUBMITTED, NOT_A_NOTEBOOK = "e-empty-folder", "e-not-a-notebook"
 GRADE_TIMEOUT_S = 1500  # the whole grading run; it normally takes a few minutes
+HONEST_MIN = 6  # honest submissions per grading run, all of which must score full marks with --jobs 2 (issue 16)
 
 
 @dataclass
@@ -75,7 +90,8 @@ class Mutant:
         return bool(self.must_zero) or self.max_seconds is not None
 
 
-def parse_mutant(assignment: str, path: Path) -> Mutant:
+def parse_header(path: Path) -> dict[str, str]:
+    """{key: value} of the comment lines that start a mutant or variant file ("# key: value", continued by "#" lines)."""
     header = {}
     key = None
     for line in path.read_text().splitlines():
@@ -87,6 +103,11 @@ def parse_mutant(assignment: str, path: Path) -> Mutant:
             header[key] += " " + line.lstrip("#").strip()
         else:
             break
+    return header
+
+
+def parse_mutant(assignment: str, path: Path) -> Mutant:
+    header = parse_header(path)
     names = lambda text: [n.strip() for n in text.split(",") if n.strip()]  # noqa: E731
     return Mutant(assignment, path.stem, path, replaces=header.get("replaces", ""), wrong=header.get("wrong", ""),
                   must_lose=names(header.get("must-lose", "")), must_zero=names(header.get("must-zero", "")),
@@ -99,6 +120,34 @@ MUTANTS = [parse_mutant(a, p) for a in ASSIGNMENTS for p in sorted((MUTANTS_DIR 
 
 def mutant_id(m: Mutant) -> str:
     return f"{m.assignment}/{m.name}"
+
+
+@dataclass
+class Variant:
+    assignment: str
+    name: str
+    path: Path
+    replaces: str
+    differs: str
+    needs: str = ""  # a fix this variant waits for (e.g. in distlab): until it lands, its test is an xfail
+
+    @property
+    def source(self) -> str:
+        return self.path.read_text()
+
+
+def parse_variant(assignment: str, path: Path) -> Variant:
+    header = parse_header(path)
+    return Variant(assignment, path.stem, path, replaces=header.get("replaces", ""), differs=header.get("differs", ""),
+                   needs=header.get("needs", ""))
+
+
+VARIANTS = [parse_variant(a, p) for a in ASSIGNMENTS for p in sorted((VARIANTS_DIR / a).glob("*.py"))]
+
+
+def variant_param(v: Variant):
+    marks = [pytest.mark.xfail(reason=f"needs {v.needs}", strict=False)] if v.needs else []
+    return pytest.param(v, id=f"{v.assignment}/{v.name}", marks=marks)
 
 
 # --- which test cells can see which solution cells: packing mutants into shared submissions ----------------------
@@ -200,6 +249,47 @@ def submission_of(mutant: Mutant) -> Submission:
     return next(p for p in PACKS[mutant.assignment] if any(m is mutant for m in p.members))
 
 
+@dataclass
+class VariantSubmission:
+    student: str
+    members: list[Variant]
+    sees: dict[str, set[str]]  # {test grade_id: solution grade_ids it can see, with these variants in}
+
+    def cells_of(self, variant: Variant) -> set[str]:
+        """The test cells that judge `variant`: those that can see its solution cell."""
+        return {cell for cell, sees in self.sees.items() if variant.replaces in sees}
+
+    def waiting(self) -> set[str]:
+        """Test cells that can see a member waiting for a fix (`# needs:`): not required to give full marks yet."""
+        return {cell for m in self.members if m.needs for cell in self.cells_of(m)}
+
+
+def pack_variants(assignment: str, variants: list[Variant]) -> list[VariantSubmission]:
+    """Submission k holds the k-th variant (by name) of each solution cell; the other cells keep the reference."""
+    by_cell: dict[str, list[Variant]] = {}
+    for v in sorted(variants, key=lambda v: v.name):
+        by_cell.setdefault(v.replaces, []).append(v)
+    count = max((len(vs) for vs in by_cell.values()), default=0)
+    submissions = []
+    for k in range(count):
+        members = [vs[k] for vs in by_cell.values() if k < len(vs)]
+        submissions.append(VariantSubmission(f"v-{k + 1}", members, _sees(assignment, members)))
+    return submissions
+
+
+VARIANT_PACKS = {a: pack_variants(a, [v for v in VARIANTS if v.assignment == a]) for a in ASSIGNMENTS}
+# exact copies of the solution, as more students, when there are fewer variant submissions than HONEST_MIN - 1
+COPIES = {a: [f"z-copy-{k + 1}" for k in range(HONEST_MIN - 1 - len(VARIANT_PACKS[a]))] for a in ASSIGNMENTS}
+
+
+def variant_submission_of(variant: Variant) -> VariantSubmission:
+    return next(p for p in VARIANT_PACKS[variant.assignment] if any(v is variant for v in p.members))
+
+
+def honest_students(assignment: str) -> list[str]:
+    return [SOLUTION, *COPIES[assignment], *(p.student for p in VARIANT_PACKS[assignment])]
+
+
 # --- fixtures: one release and one grading run per assignment, shared by the tests -------------------------------
 
 _GRADINGS: dict[str, "Grading"] = {}
@@ -248,7 +338,9 @@ class Grading:
 
 def run_grading(assignment: str, tmp: Path, student_dir: Path) -> Grading:
     submissions = tmp / "submissions"
-    students = {SOLUTION: {}, **{p.student: {m.replaces: m.source for m in p.members} for p in PACKS[assignment]}}
+    students = {SOLUTION: {}, **{copy: {} for copy in COPIES[assignment]},
+                **{p.student: {m.replaces: m.source for m in p.members} for p in PACKS[assignment]},
+                **{p.student: {v.replaces: v.source for v in p.members} for p in VARIANT_PACKS[assignment]}}
     for source in notebooks.assignment_notebooks(assignment):
         student_nb = student_dir / source.name
         for student, replacements in students.items():
@@ -341,6 +433,78 @@ def test_every_assignment_has_mutants():
         assert len([m for m in MUTANTS if m.assignment == assignment]) >= 5, f"{assignment}: fewer than 5 mutants"
 
 
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.assignment}/{v.name}")
+def test_variant_header_names_real_cells(variant):
+    solutions = {g for s in notebooks.assignment_notebooks(variant.assignment) for g in notebooks.solution_cells(s)}
+    assert variant.replaces in solutions, f"{variant.path.name}: `# replaces:` must name one of {sorted(solutions)}"
+    assert variant.differs, f"{variant.path.name}: `# differs:` must say how it differs from the reference"
+    assert variant.replaces in _defined(variant.source), f"{variant.path.name} does not define {variant.replaces}"
+    compile(variant.source, str(variant.path), "exec")
+
+
+def test_every_assignment_has_variants():
+    for assignment in ASSIGNMENTS:
+        assert len([v for v in VARIANTS if v.assignment == assignment]) >= 5, f"{assignment}: fewer than 5 variants"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_enough_honest_submissions(assignment):
+    """The grading run grades at least HONEST_MIN honest submissions side by side (issue 16: --jobs 2 is fair)."""
+    students = honest_students(assignment)
+    assert len(students) == len(set(students)) >= HONEST_MIN
+    assert len(VARIANT_PACKS[assignment]) >= HONEST_MIN - 1, f"{assignment}: fewer variant submissions than copies"
+    for submission in VARIANT_PACKS[assignment]:
+        assert len({v.replaces for v in submission.members}) == len(submission.members)
+
+
+RNG_DRAWS = {
+    "torch": {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
+              "multinomial", "poisson"},
+    "random": {"random", "uniform", "randint", "randrange", "choice", "choices", "shuffle", "sample", "gauss",
+               "normalvariate", "getrandbits"},
+}
+# The training the fault-tolerance checks run draws from the global generators on purpose (that is what they test):
+# every check seeds them (seed_everything) or restores them from a checkpoint before it.
+GLOBAL_RNG_ON_PURPOSE = {("03_fault_tolerance", "training_harness")}
+
+
+def global_rng_draws(source: str) -> list[str]:
+    """Calls in `source` that draw from a global random generator: torch.randn(...) without generator=, np.random.*,
+    random.* (a seeded random.Random(...) or torch.Generator is fine)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        name, owner = node.func.attr, ast.unparse(node.func.value)
+        if owner == "torch" and name in RNG_DRAWS["torch"] and not any(k.arg == "generator" for k in node.keywords):
+            found.append(ast.unparse(node))
+        elif owner in ("np.random", "numpy.random") and name not in ("seed", "get_state", "set_state", "default_rng"):
+            found.append(ast.unparse(node))
+        elif owner == "random" and name in RNG_DRAWS["random"]:
+            found.append(ast.unparse(node))
+    return found
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_checks_draw_from_their_own_generators(assignment):
+    """A correct answer may draw random numbers (a layer it builds initialises its weights): the checks must not share
+    the global generators with it, or that answer would see other inputs than the reference."""
+    for source in notebooks.assignment_notebooks(assignment):
+        for cell in notebooks.read_notebook(source)["cells"]:
+            meta = notebooks.nbgrader_metadata(cell)
+            if cell["cell_type"] != "code" or meta.get("solution") or (assignment, meta.get("grade_id")) in GLOBAL_RNG_ON_PURPOSE:
+                continue
+            draws = global_rng_draws(notebooks.cell_source(cell))
+            assert not draws, f"{source.name} cell {meta.get('grade_id')}: draws from a global generator: {draws}"
+
+
+def test_global_rng_draws_are_found():
+    assert global_rng_draws("x = torch.randn(3)\ny = np.random.randint(4)\nz = random.uniform(0, 1)") == [
+        "torch.randn(3)", "np.random.randint(4)", "random.uniform(0, 1)"]
+    assert global_rng_draws("g = torch.Generator().manual_seed(1)\nx = torch.randn(3, generator=g)\n"
+                            "r = random.Random(5).random()\ntorch.manual_seed(0)\nnp.random.seed(1)") == []
+
+
 # --- grading ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.timeout(GRADE_TIMEOUT_S + 300)
@@ -386,6 +550,37 @@ def test_mutant_loses_points_where_expected(mutant, graded):
 
 
 @pytest.mark.timeout(GRADE_TIMEOUT_S + 300)
+@pytest.mark.parametrize("variant", [variant_param(v) for v in VARIANTS], ids=str)
+def test_variant_scores_full_marks(variant, graded):
+    """A correct answer written otherwise than the reference gets full marks in every test cell that judges it."""
+    grading = graded(variant.assignment)
+    submission = variant_submission_of(variant)
+    student = submission.student
+    about = f"variant {variant.path.name} ({variant.differs})\n{describe(grading, student)}"
+    assert grading.report["students"][student]["status"] == "graded", about
+    cells = submission.cells_of(variant) - (set() if variant.needs else submission.waiting())
+    assert cells, f"no test cell judges {variant.replaces}"
+    lost = {c: f"{grading.cells[student][c]}/{grading.max_points[c]}" for c in sorted(cells)
+            if grading.cells[student][c] != grading.max_points[c]}
+    assert not lost, f"a correct answer lost points in {lost}: {about}"
+
+
+@pytest.mark.timeout(GRADE_TIMEOUT_S + 300)
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_honest_submissions_score_full_marks(assignment, graded):
+    """Every honest submission (the solution, its copies, each variant submission) gets full marks in every cell,
+    graded side by side with the mutants (--jobs 2): at least HONEST_MIN of them."""
+    grading = graded(assignment)
+    waiting = {p.student: p.waiting() for p in VARIANT_PACKS[assignment]}
+    students = honest_students(assignment)
+    assert len(students) >= HONEST_MIN
+    for student in students:
+        assert grading.report["students"][student]["status"] == "graded", describe(grading, student)
+        lost = {c for c, points in grading.max_points.items() if grading.cells[student][c] != points}
+        assert lost <= waiting.get(student, set()), f"lost points in {sorted(lost)}: {describe(grading, student)}"
+
+
+@pytest.mark.timeout(GRADE_TIMEOUT_S + 300)
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_grading_goes_on_after_a_bad_submission(assignment, graded):
     """Students graded after a looping / non-compiling / crashing one in the same nbgrader call are graded too."""
@@ -408,7 +603,8 @@ def test_grade_command_writes_csv_and_feedback(assignment, graded):
     assert grading.returncode == 1, "a submission nbgrader cannot read must make grade.py exit 1:\n" + grading.output
     with open(grading.out / "grades.csv", newline="") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
-    expected_students = {SOLUTION, BLANK, NOT_SUBMITTED, NOT_A_NOTEBOOK} | {p.student for p in PACKS[assignment]}
+    expected_students = ({BLANK, NOT_SUBMITTED, NOT_A_NOTEBOOK} | set(honest_students(assignment))
+                         | {p.student for p in PACKS[assignment]})
     assert set(rows) == expected_students
     total = sum(grading.max_points.values())
     assert rows[SOLUTION]["status"] == "graded" and float(rows[SOLUTION]["score"]) == total
@@ -427,6 +623,95 @@ def test_grade_command_writes_csv_and_feedback(assignment, graded):
             html = page.read_text()
             assert "<html" in html and all(cell in html for cell in grading.max_points)
     assert "could not grade: " + NOT_A_NOTEBOOK in grading.output
+
+
+# --- warnings are not errors -------------------------------------------------------------------------------------
+
+WARNING_CELLS = {
+    "warnings_cost_nothing": (True, '''"""Warnings from the kernel and from every rank, whole (a multi-line one too), cost no point."""
+import warnings
+
+
+def warn_on_ranks():
+    t = torch.ones(4)
+    copy = torch.tensor(t)  # torch's UserWarning (from C++), about this line
+    gathered = torch.empty(4 * dist.get_world_size())
+    dist.all_gather_into_tensor(gathered, t)  # a FutureWarning from inside torch
+    warnings.warn("a warning\\nover two lines")
+    return copy.sum().item() + gathered.sum().item()
+
+
+assert distlab.launch(warn_on_ranks, 2, timeout=20, collective_timeout=5, backend="gloo") == [12.0, 12.0]
+warnings.warn("a warning in the kernel", FutureWarning)
+torch.tensor(torch.ones(2))  # torch's UserWarning, in the kernel
+print("warned")'''),
+    "printed_traceback_costs": (False, '''"""A rank prints the traceback of an error it swallowed, after a warning: a real error, the cell fails."""
+import warnings
+
+
+def print_an_error():
+    import traceback
+
+    warnings.warn("a warning first")
+    try:
+        raise ValueError("a real error")
+    except ValueError:
+        traceback.print_exc()
+    return 1
+
+
+distlab.launch(print_an_error, 2, timeout=20, collective_timeout=5, backend="gloo")'''),
+    "rank_error_costs": (False, '''"""A rank raises after a warning: the cell fails."""
+import warnings
+
+
+def raise_after_warning():
+    warnings.warn("a warning first")
+    raise ValueError("a real error")
+
+
+distlab.launch(raise_after_warning, 2, timeout=20, collective_timeout=5, backend="gloo", output="hide")'''),
+}
+
+
+def warnings_notebook(assignment: str) -> dict:
+    """The assignment's student notebook cut down to its imports cell, followed by the cells of WARNING_CELLS."""
+    released = notebooks.read_notebook(notebooks.EXERCISES / assignment / notebooks.assignment_notebooks(assignment)[0].name)
+    imports = next(c for c in released["cells"] if notebooks.grade_id(c) == "imports")
+    cells = [imports]
+    for grade_id, (_, source) in WARNING_CELLS.items():
+        cells.append({"cell_type": "code", "execution_count": None, "id": grade_id, "outputs": [], "source": source,
+                      "metadata": {"nbgrader": {"grade": True, "grade_id": grade_id, "locked": True, "points": 1,
+                                                "schema_version": 3, "solution": False, "task": False}}})
+    return {**released, "cells": cells}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_imports_cell_shows_kernel_warnings_on_stdout(assignment):
+    """Each student notebook's imports cell sends the kernel's warnings to stdout, as the first one does (tested below)."""
+    def hook(a):
+        released = notebooks.EXERCISES / a / notebooks.assignment_notebooks(a)[0].name
+        imports = next(c for c in notebooks.read_notebook(released)["cells"] if notebooks.grade_id(c) == "imports")
+        return [line for line in notebooks.cell_source(imports).split("\n") if "warnings.showwarning" in line
+                or "warnings.formatwarning" in line]
+    assert len(hook(assignment)) == 2 and hook(assignment) == hook(ASSIGNMENTS[0])
+
+
+@pytest.mark.timeout(600)
+def test_warnings_pass_and_errors_fail_validate(tmp_path, assignment=ASSIGNMENTS[0]):
+    """In the learner's Validate (nbgrader's Validator, with the notebook's own imports cell), a check whose ranks and
+    kernel print warnings passes, and one with a real error (a printed traceback, a rank that raised) fails. The
+    instructor's grading sees the same outputs: the variants that print warnings score full marks, and mutant
+    avg_prints_swallowed_error loses its cell."""
+    from nbgrader.validator import Validator
+
+    path = tmp_path / "warnings.ipynb"
+    notebooks.write_notebook(warnings_notebook(assignment), path)
+    results = Validator().validate(str(path))
+    failed = {cell["source"].split("\n")[0]: cell["raw_error"] for cell in results.get("failed", [])}
+    expected = {source.split("\n")[0] for passes, source in WARNING_CELLS.values() if not passes}
+    assert set(failed) == expected, f"failed cells: {failed}"
+    assert not set(results) - {"failed"}, results
 
 
 # --- the release ------------------------------------------------------------------------------------------------

@@ -1,10 +1,23 @@
-"""What the ranks print, read from their pipes and shown in the cell with a "[rank k]" prefix."""
+"""What the ranks print, read from their pipes and shown in the cell with a "[rank k]" prefix.
+
+A warning a rank prints on stderr is shown on stdout: it is advice, not an error, and a notebook graded with nbgrader
+scores a cell 0 for any output on stderr (the learner's Validate fails it too). Everything else a rank writes to
+stderr (a traceback, its own messages, C++ errors) stays on stderr.
+"""
 from __future__ import annotations
 
 import multiprocessing.connection
 import os
+import re
 import sys
 import time
+
+# The first line of a Python warning as `warnings` prints it: "<file>:<line>: <Category>: <message>"; the message may
+# go on over more lines, then (if Python found the source file) the source line follows, indented by two spaces.
+PYTHON_WARNING = re.compile(r"[^\s:][^:]*:\d+: \w*Warning: ")
+# torch's C++ warnings: "[W1015 10:11:12.123456 file.cpp:12] ...", behind "[rank0]:" when c10d logs them
+CPP_WARNING = re.compile(r"(\[rank\d+\]:)?\[W\d{4} \d\d:\d\d:\d\d")
+ENDS_A_WARNING = re.compile(r"Traceback \(most recent call last\)|Exception ignored |(\[rank\d+\]:)?\[[EFIW]\d{4} ")
 
 
 class RankOutput:
@@ -15,6 +28,8 @@ class RankOutput:
         self.fds: dict[int, tuple[int, str]] = {}  # fd -> (rank, "out" | "err")
         self.conns: list = []  # keep the Connection objects alive: they own the fds
         self.partial: dict[tuple[int, str], bytes] = {}
+        self.reads = 0  # counts the reads: a warning's message lines come in the same read as its first line
+        self.warning_read: dict[tuple[int, str], int] = {}  # stderr pipes inside a warning -> the read it began in
         self.lines: dict[tuple[int, str], list[str]] = {(r, s): [] for r in range(world_size) for s in ("out", "err")}
 
     def add(self, rank: int, out_conn, err_conn) -> None:
@@ -63,6 +78,7 @@ class RankOutput:
             return False
         *complete, rest = (self.partial.get(key, b"") + chunk).split(b"\n")
         self.partial[key] = rest
+        self.reads += 1
         for line in complete:
             self._line(key, line)
         return True
@@ -70,15 +86,36 @@ class RankOutput:
     def add_lines(self, rank: int, stream: str, lines: list[str]) -> None:
         """Show lines as if `rank` had printed them (e.g. its stack, read from elsewhere)."""
         for line in lines:
-            self._line((rank, stream), line.encode())
+            self._line((rank, stream), line.encode(), classify=False)
 
-    def _line(self, key: tuple[int, str], raw: bytes) -> None:
+    def _line(self, key: tuple[int, str], raw: bytes, classify: bool = True) -> None:
         rank, stream = key
-        line = f"[rank {rank}] {raw.decode(errors='replace').rstrip(chr(13))}\n"
+        text = raw.decode(errors="replace").rstrip(chr(13))
+        if stream == "err" and classify and self._is_warning(key, text):
+            stream = "out"
+        line = f"[rank {rank}] {text}\n"
         if self.mode == "live":
             _write(stream, line)
         elif self.mode == "by_rank":
-            self.lines[key].append(line)
+            self.lines[(rank, stream)].append(line)
+
+    def _is_warning(self, key: tuple[int, str], text: str) -> bool:
+        """Whether this stderr line belongs to a warning: its first line, a further line of its message (in the same
+        read: `warnings` writes a warning at once) or the indented source line under it (in any later read)."""
+        began = self.warning_read.pop(key, None)
+        if PYTHON_WARNING.match(text):
+            self.warning_read[key] = self.reads
+            return True
+        if CPP_WARNING.match(text):
+            return True
+        if began is None or ENDS_A_WARNING.match(text):
+            return False
+        if text.startswith("  "):  # the source line: the warning ends with it
+            return True
+        if began == self.reads:  # the message goes on
+            self.warning_read[key] = began
+            return True
+        return False
 
     def flush(self) -> None:
         """Print what was held back, rank 0 first: the same text for the same run, whatever the timing."""
