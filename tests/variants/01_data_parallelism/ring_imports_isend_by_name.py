@@ -1,7 +1,6 @@
 # replaces: ring_all_reduce
 # differs: imports isend, irecv, P2POp and batch_isend_irecv by name at the top of the cell, then the lesson's own
 #          P2POp pattern (count_comm must count calls made through names imported before its block)
-# needs: count_comm at the dispatcher (issue 17 item 2)
 from torch.distributed import P2POp, batch_isend_irecv, get_global_rank, get_rank, get_world_size, irecv, isend
 
 
