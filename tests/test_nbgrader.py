@@ -452,7 +452,6 @@ def test_enough_honest_submissions(assignment):
     """The grading run grades at least HONEST_MIN honest submissions side by side (issue 16: --jobs 2 is fair)."""
     students = honest_students(assignment)
     assert len(students) == len(set(students)) >= HONEST_MIN
-    assert len(VARIANT_PACKS[assignment]) >= HONEST_MIN - 1, f"{assignment}: fewer variant submissions than copies"
     for submission in VARIANT_PACKS[assignment]:
         assert len({v.replaces for v in submission.members}) == len(submission.members)
 
