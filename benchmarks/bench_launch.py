@@ -21,6 +21,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -94,7 +95,7 @@ def plain_launch(ctx, store_kind: str) -> None:
             proc.kill()
             proc.join()
         del master
-        subprocess.run(["rm", "-rf", tmp])
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # --- one launcher process: a loop of launches ---------------------------------------------------------------------

@@ -28,12 +28,10 @@ The lifecycle of a launch, and its time limits (all in seconds, all named here o
    wall-clock deadline of the whole launch, kills whatever is left; a rank whose notebook is gone exits by itself
    `_worker.ORPHAN_MARGIN_S` after the deadline.
 
-Why a `FileStore`, not a `TCPStore`: ranks of one launch share a machine and a folder. With a TCPStore about one
-launch in ten stalled ~5 s at start-up, inside one rank's `TCPStore` client constructor (measured: 12 of 120 plain-torch
-launches of 4 ranks; 0 of 280 with a FileStore, see benchmarks/bench_launch.py). The notebook also waits on its pipes
-for at most `_POLL_S` at a time: a Ctrl-C that the kernel delivers to another thread than the main one (any thread
-that does not block SIGINT may receive it) still becomes a `KeyboardInterrupt` within that time. Multi-node runs use
-torchrun's own rendezvous (`distlab.torchrun`), not this launcher.
+Why a `FileStore`, not a `TCPStore`: ranks of one launch share a machine and a folder, and a `TCPStore` client
+sometimes stalled ~5 s while connecting (benchmarks/bench_launch.py: 13 of 400 such launches failed on a 5 s limit,
+0 of 400 of this launcher's). The notebook waits on its pipes at most `_POLL_S` at a time: a Ctrl-C delivered to
+another thread than the main one still becomes a `KeyboardInterrupt`. Multi-node runs use `distlab.torchrun`.
 """
 from __future__ import annotations
 
@@ -91,7 +89,8 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
         "live" prints lines as they come; "hide" drops them. Lines are prefixed "[rank k]".
 
     Raises `RankFailed` (the rank that raised first, with its traceback), `RankCrashed` (a rank killed by a signal
-    or that exited), `StartupTimeout`, `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted; all ranks are gone by then.
+    or that exited), `StartupTimeout`, `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted; all
+    ranks are gone by then.
     """
     _check_arguments(fn, world_size, timeout, collective_timeout, startup_timeout, threads, output)
     backend = _check_backend(backend, world_size)
