@@ -235,21 +235,28 @@ class Submission:
     # --- requests -------------------------------------------------------------------------------------------
 
     def _request(self, request: dict, timeout: float, start: bool = True) -> dict:
+        self._check_budget()
         if start:
             self._ensure_started()
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            self.close()
-            raise SandboxError(f"the submission used up its time budget of {self.budget_s:g} s")
-        limit = min(timeout, remaining)
+            self._check_budget()
+        limit = min(timeout, self.deadline - time.monotonic())
+        request = {**request, "id": os.urandom(8).hex()}  # a reply written before the request was made can't match
         buffer = io.BytesIO()
         torch.save(request, buffer)
         try:
             self._send(struct.pack(">I", buffer.tell()) + buffer.getvalue(), limit)
-            return self._receive(limit)
+            reply = self._receive(limit)
+            if reply.get("id") != request["id"]:
+                raise SandboxError("the sandbox answered a request that was not asked (a forged reply)")
+            return reply
         except SandboxError:
             self.close()
             raise
+
+    def _check_budget(self):
+        if time.monotonic() >= self.deadline:
+            self.close()
+            raise SandboxError(f"the submission used up its time budget of {self.budget_s:g} s")
 
     def _send(self, data: bytes, limit: float):
         deadline = time.monotonic() + limit
@@ -278,15 +285,15 @@ class Submission:
                                f"dicts): {str(exc).splitlines()[0][:300]}") from None
         if not isinstance(reply, dict) or "output" not in reply:
             raise SandboxError("the sandbox's reply is malformed")
-        reply["output"] = str(reply["output"])[:OUTPUT_CAP]
-        reply["stderr"] = str(reply.get("stderr", ""))[:OUTPUT_CAP]
+        reply["output"] = str(reply["output"])[:OUTPUT_CAP + 200]  # + the worker's note of what it left out
+        reply["stderr"] = str(reply.get("stderr", ""))[:OUTPUT_CAP + 200]
         self.printed.append(reply["output"])
         self.errors_printed.append(reply["stderr"])
         return reply
 
     def take_printed(self) -> tuple[str, str]:
         """What the student's code printed on stdout and on stderr since the last call of this method."""
-        printed, errors = "".join(self.printed)[:OUTPUT_CAP], "".join(self.errors_printed)[:OUTPUT_CAP]
+        printed, errors = "".join(self.printed)[:OUTPUT_CAP + 200], "".join(self.errors_printed)[:OUTPUT_CAP + 200]
         self.printed, self.errors_printed = [], []
         return printed, errors
 
