@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
+import resource
 import io
 import os
 import select
@@ -43,6 +44,11 @@ STUDENT_BUDGET_S = 300.0
 CELL_TIMEOUT_S = 60.0
 CALL_TIMEOUT_S = 60.0
 LAUNCH_MARGIN_S = 30.0  # beyond a launch's own deadline: the worker's distlab stops it first
+TMPFS_BYTES = 2 * 2**30  # the sandbox's /tmp and /dev/shm (in memory): a notebook cannot fill the grader's memory
+LIMITS = {"RLIMIT_NPROC": 4096,  # processes of the sandbox's user (a fork bomb stops there)
+          "RLIMIT_DATA": 8 * 2**30,  # heap and private memory per process
+          "RLIMIT_FSIZE": 2**30,  # bytes per file written
+          "RLIMIT_CORE": 0}
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 
@@ -92,7 +98,8 @@ def bwrap_command(python_path: str) -> list[str]:
     command = ["bwrap", *_isolation()]
     for path in _read_only_paths():
         command += ["--ro-bind-try", path, path]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp",
+    command += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
+                "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
                 "--ro-bind", str(WORKER), SANDBOX_WORKER, "--dir", "/tmp/home", "--chdir", "/tmp/home",
                 "--clearenv"]
     for name, value in sandbox_env(python_path).items():
@@ -183,11 +190,12 @@ class Submission:
             raise SandboxError(f"the notebook's code stopped its sandbox {MAX_RESTARTS + 1} times; not run again")
         self._start()
         results = []
-        for source in self.cells:
+        for number, source in enumerate(self.cells, 1):
             try:
                 reply = self._request({"op": "cell", "source": source}, self.cell_timeout_s, start=False)
             except SandboxError as exc:
-                results.append({"output": "", "error": {"type_names": ["SandboxError"], "message": str(exc),
+                message = f"code cell {number} of the notebook (tests not counted) stopped it: {exc}"
+                results.append({"output": "", "error": {"type_names": ["SandboxError"], "message": message,
                                                        "traceback": ""}})
                 break
             results.append(reply)
@@ -210,7 +218,7 @@ class Submission:
         env = None if self.sandbox else {**sandbox_env(python_path), "HOME": os.environ.get("HOME", "/tmp")}
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
                                         pass_fds=(requests_read, replies_write), env=env, start_new_session=True,
-                                        cwd=None if self.sandbox else "/tmp")
+                                        cwd=None if self.sandbox else "/tmp", preexec_fn=_set_limits)
         for fd in (requests_read, replies_write, raw_write):
             os.close(fd)
         self._raw_thread = threading.Thread(target=self._drain_raw, args=(raw_read,), daemon=True)
@@ -321,6 +329,14 @@ class Submission:
             raise StudentError(error.get("type_names") or ["Exception"], str(error.get("message", "")),
                                str(error.get("traceback", "")), reply.get("output", ""))
         return reply.get("result")
+
+
+def _set_limits() -> None:
+    """In the child, before bwrap starts: resource limits that everything in the sandbox inherits."""
+    for name, value in LIMITS.items():
+        kind = getattr(resource, name)
+        hard = resource.getrlimit(kind)[1]
+        resource.setrlimit(kind, (min(value, hard) if hard != resource.RLIM_INFINITY else value,) * 2)
 
 
 def _kill(process: subprocess.Popen) -> None:

@@ -166,3 +166,14 @@ def test_grading_refuses_without_bubblewrap(tmp_path):
                              str(tmp_path / "subs"), "--out", str(tmp_path / "out")], env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 2 and "bubblewrap" in result.stderr and "--unsafe-no-sandbox" in result.stderr
+
+
+def test_memory_and_file_sizes_are_limited():
+    cells = ["import torch",
+             "def hog():\n    return torch.empty(20 * 2**30, dtype=torch.uint8).numel()",
+             "def fill():\n    try:\n        with open('/tmp/big', 'wb') as f:\n            for _ in range(3000):\n"
+             "                f.write(bytes(2**20))\n    except OSError as error:\n        return error.errno\n    return 0"]
+    with Submission(cells) as student:
+        with pytest.raises(StudentError, match="allocate"):
+            student.call("hog")
+        assert student.call("fill") == 27, "a file past the size limit (EFBIG)"
