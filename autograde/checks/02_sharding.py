@@ -28,7 +28,7 @@ def assert_memory_values(student, cases, rel=1e-12):
     results = student.call("zero_memory_values", calls)
     assert isinstance(results, list) and len(results) == len(cases), "zero_memory_values: not one result per case"
     for (psi, n, stage, k, expected), result in zip(cases, results):
-        where = f"zero_memory_per_gpu({psi:g}, {n}, {stage}{'' if k is None else f', k={k}'})"
+        where = f"zero_memory_per_gpu({psi!r}, {n}, {stage}{'' if k is None else f', k={k}'})"
         assert result["is_float"], f"{where} must return a float, got {result['type']}"
         assert_number(result["value"], expected, rel=rel, where=f"{where} (bytes per device)")
 
@@ -108,11 +108,12 @@ def assert_trains_like_one_process(student, kind, world_size, steps, optimizer_n
     states = [rank_state(result, expected, f"{where}, rank {rank}") for rank, result in enumerate(results)]
     for rank, (result, state) in enumerate(zip(results, states)):
         assert_no_frozen_grad(result, f"{where}, rank {rank}")
-        for name, want in expected.items():
+        for name in expected:
             assert torch.equal(state[name], states[0][name]), (
                 f"{where}: rank {rank}'s {name} differs from rank 0's: the ranks must hold identical parameters")
-            assert_tensor(state[name], want, rtol=rtol, atol=atol,
-                          where=f"{where}, rank {rank}: {name} differs from one-process training")
+    for name, want in expected.items():  # identical on every rank: rank 0's are every rank's
+        assert_tensor(states[0][name], want, rtol=rtol, atol=atol,
+                      where=f"{where}: {name} differs from one-process training")
     return states
 
 
@@ -183,6 +184,7 @@ def reference_state(kind, optimizer_name, kwargs):
 
 
 def layout(tensors):
+    """{key: (dtype, shape)} of one parameter's state tensors."""
     return {key: (t.dtype, tuple(t.shape)) for key, t in tensors.items()}
 
 
@@ -192,7 +194,8 @@ def assert_state_partitioned(results, reference, names, where):
     owners, wanted = {index: [] for index, _ in reference}, {index: layout(t) for index, t in reference}
     for rank, result in enumerate(results):
         for index, tensors in result["held"]:
-            assert index in owners, f"{where}, rank {rank}: optimizer state for a tensor that is no trainable parameter"
+            assert index in owners, (f"{where}, rank {rank}: optimizer state for a tensor that is not one of the "
+                                     f"model's trainable parameters (give optimizer_cls the parameters themselves)")
             owners[index].append(rank)
             assert layout(tensors) == wanted[index], (f"{where}, rank {rank}: the state kept for {names[index]} is "
                                                       f"{layout(tensors)}, the optimizer's is {wanted[index]}")
