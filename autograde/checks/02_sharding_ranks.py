@@ -49,9 +49,9 @@ def make_net(kind):
     return nn.Sequential(*[nn.Linear(16, 16) for _ in range(8)])
 
 
-def batch(kind, step, size=12):
-    """The full batch of training step `step` for a `kind` model: (inputs, targets)."""
-    generator = torch.Generator().manual_seed(100 + step)
+def batch(kind, step, size=12, seed=100):
+    """The full batch of training step `step` for a `kind` model: (inputs, targets), drawn from `seed`."""
+    generator = torch.Generator().manual_seed(seed + step)
     if kind == "tied":
         tokens, targets = torch.randint(0, 11, (2, size, 3), generator=generator)
         return tokens, targets
