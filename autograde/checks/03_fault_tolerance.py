@@ -50,9 +50,9 @@ def load_bytes(data, where, hint=""):
     try:
         return torch.load(io.BytesIO(data.numpy().tobytes()), weights_only=True)
     except Exception as error:  # noqa: BLE001 - whatever refuses to load is the failure
-        reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
-        raise AssertionError(f"{where}: torch.load(weights_only=True) refuses it ({type(error).__name__}: "
-                             f"{reason}){hint}") from None
+        reason = str(error).strip().splitlines()[0].split(". ")[0][:200] if str(error).strip() else ""
+        raise AssertionError(f"{where}: torch.load(weights_only=True) refuses it ({type(error).__name__}"
+                             f"{': ' + reason if reason else ''}){hint}") from None
 
 
 def assert_same(got, want, where):
