@@ -32,7 +32,13 @@ def run(student, where, name, *args, **kwargs):
     try:
         return student.call(name, *args, **kwargs)
     except StudentError as error:
-        raise StudentError(error.type_names, f"{where}: {error.message}", error.traceback, error.output) from None
+        message = f"{where}: {error.message}" if error.message.strip() else where
+        raise StudentError(error.type_names, message, error.traceback, error.output) from None
+
+
+def described(error):
+    """'SomeError: its message' (without the colon when the message is empty)."""
+    return error.type_names[0] + (f": {error.message}" if error.message.strip() else "")
 
 
 def torch_bytes(value):
@@ -60,8 +66,9 @@ def assert_same(got, want, where):
     if isinstance(want, torch.Tensor):
         assert_tensor(got, want, exact=True, where=where)
     elif isinstance(want, dict):
-        assert isinstance(got, dict) and set(got) == set(want), (
-            f"{where}: keys {sorted(map(str, got)) if isinstance(got, dict) else got!r}, expected {sorted(map(str, want))}")
+        keys = sorted(map(str, got)) if isinstance(got, dict) else f"a {type(got).__name__}"
+        assert isinstance(got, dict) and set(got) == set(want), (f"{where}: keys {keys}, expected "
+                                                                f"{sorted(map(str, want))}")
         for key in want:
             assert_same(got[key], want[key], f"{where}[{key!r}]")
     elif isinstance(want, (list, tuple)):
@@ -111,6 +118,7 @@ def save_then_load(student, path, state, where, as_pathlib=False):
 
 
 def assert_listing(student, folder, expected, where):
+    """The sandbox's `folder` holds exactly the files `expected` (no temporary file left)."""
     listing = student.call("rank_listing", folder)
     assert listing == expected, f"files left in the folder {where}: {listing} (expected only {expected})"
 
@@ -144,8 +152,9 @@ def assert_load_raises(student, path, expected, what):
         student.call("rank_load", path)
     except StudentError as error:
         assert expected in error.type_names, (f"load_checkpoint({name!r}) ({what}): expected {expected}, got "
-                                              f"{error.type_names[0]}: {error.message}")
-        assert name in error.message, f"load_checkpoint({name!r}) ({what}): the {expected} must name the file: {error.message}"
+                                              f"{described(error)}")
+        assert name in error.message, (f"load_checkpoint({name!r}) ({what}): the {expected} must name the file: "
+                                       f"{error.message}")
         return
     raise AssertionError(f"load_checkpoint({name!r}) ({what}) returned instead of raising {expected}")
 
@@ -171,7 +180,7 @@ def load_outcome(student, path):
     try:
         student.call("rank_load", path)
     except StudentError as error:
-        return None if "ValueError" in error.type_names else f"raised {error.type_names[0]}: {error.message}"
+        return None if "ValueError" in error.type_names else f"raised {described(error)}"
     return "returned"
 
 
@@ -319,7 +328,8 @@ def crash_and_resume(student, folder, plan, where):
     """Run the plan's killed attempts, each resuming from the last checkpoint, then the final resumed run."""
     world_size, total_steps, every, crashes = plan
     for attempt, (rank, step) in enumerate(crashes):
-        report = run(student, where, "rank_train_run", folder, total_steps, every, world_size, (rank, step), attempt > 0)
+        report = run(student, where, "rank_train_run", folder, total_steps, every, world_size, (rank, step),
+                     attempt > 0)
         ended = "the run finished" if "ranks" in report else f"rank {report.get('crashed')} was killed"
         assert report.get("crashed") == rank, f"{where}: expected rank {rank} to be killed at step {step}; {ended}"
     return run(student, where, "rank_train_run", folder, total_steps, every, world_size, None, True)["ranks"]
@@ -332,6 +342,9 @@ def assert_matches_reference(resumed, reference, resume_step, where):
     for rank, (got, want) in enumerate(zip(resumed, reference)):
         assert got["resumed_at"] == resume_step, (f"{where}: rank {rank} resumed at step {got['resumed_at']}, not at "
                                                   f"the last checkpoint (step {resume_step})")
+        assert sorted(got["losses"]) == list(range(resume_step, len(want["losses"]))), (
+            f"{where}: rank {rank} ran the steps {sorted(got['losses'])} after resuming")
+        assert len(got["parameters"]) == len(want["parameters"]), f"{where}: rank {rank}: not the model's parameters"
         for step, loss in got["losses"].items():
             assert loss == want["losses"][step], (f"{where}: rank {rank}: after resuming, the loss of step {step} is "
                                                   f"{loss!r}, the run that never failed had {want['losses'][step]!r}")
@@ -388,7 +401,7 @@ def assert_rejects(student, which, cost, mtbf):
     try:
         result = student.call("rank_interval", which, cost, mtbf)
     except StudentError as error:
-        assert "ValueError" in error.type_names, f"{name} must raise ValueError, it raised {error.type_names[0]}: {error.message}"
+        assert "ValueError" in error.type_names, f"{name} must raise ValueError, it raised {described(error)}"
         return
     raise AssertionError(f"{name} must raise ValueError, it returned {result['value']!r}")
 
@@ -396,19 +409,19 @@ def assert_rejects(student, which, cost, mtbf):
 @check
 def young_interval_values(student):
     """young_interval is sqrt(2 * cost * MTBF) and rejects costs or MTBFs that are not finite and > 0."""
-    for cost, mtbf in [(60.0, 86_400.0), (2.0, 1.0), (1e-3, 5.0), (30.0, 10_800.0)]:
-        value = assert_interval(student, "young", cost, mtbf, young(cost, mtbf))
+    values = [assert_interval(student, "young", cost, mtbf, young(cost, mtbf))
+              for cost, mtbf in [(30.0, 10_800.0), (60.0, 86_400.0), (2.0, 1.0), (1e-3, 5.0)]]
     for cost, mtbf in INVALID:
         assert_rejects(student, "young", cost, mtbf)
-    print(f"young_interval(30 s, 3 h) = {value:.1f} s")
+    print(f"young_interval(30 s, 3 h) = {values[0]:.1f} s")
 
 
 @check
 def daly_interval_values(student):
     """daly_interval follows Daly's formula, falls back to the MTBF when the cost is at least twice the MTBF, and
     rejects invalid input."""
-    for cost, mtbf in [(100.0, 40.0), (60.0, 86_400.0), (1.0, 1.0), (2.0, 1.0), (1.9, 1.0), (30.0, 10_800.0)]:
-        value = assert_interval(student, "daly", cost, mtbf, daly(cost, mtbf))
+    values = [assert_interval(student, "daly", cost, mtbf, daly(cost, mtbf))
+              for cost, mtbf in [(30.0, 10_800.0), (100.0, 40.0), (60.0, 86_400.0), (1.0, 1.0), (2.0, 1.0), (1.9, 1.0)]]
     for cost, mtbf in INVALID:
         assert_rejects(student, "daly", cost, mtbf)
-    print(f"daly_interval(30 s, 3 h) = {value:.1f} s")
+    print(f"daly_interval(30 s, 3 h) = {values[0]:.1f} s")

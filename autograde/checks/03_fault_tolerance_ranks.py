@@ -52,6 +52,7 @@ def rank_write(path, data):
 
 
 def rank_exists(path):
+    """Whether anything is at `path` (e.g. the folder a malicious pickle creates)."""
     return os.path.exists(path)
 
 
@@ -132,6 +133,7 @@ def rank_kill_a_save(path, kill_point, new):
 
 
 def make_data(n=256):
+    """The training set: the same on every rank and in every run."""
     generator = torch.Generator().manual_seed(0)
     return torch.randn(n, 8, generator=generator), torch.randn(n, 1, generator=generator)
 
@@ -165,12 +167,14 @@ def train_step(model, optimizer, scheduler, data):
 
 
 def seed_everything(seed):
+    """Seed the three global generators train_step draws from."""
     torch.manual_seed(seed)
     np.random.seed(seed)
     random.seed(seed)
 
 
 def parameters_of(model):
+    """Copies of the model's parameters."""
     return [p.detach().clone() for p in model.parameters()]
 
 
@@ -187,7 +191,7 @@ def train_plain(total_steps, seed=1):
 
 
 def as_step(value):
-    """A step a student's function returned: an int when it equals one (a 0-d tensor, a NumPy integer), else its repr."""
+    """A step a student's function returned: an int when it equals one (a 0-d tensor, a NumPy int), else its repr."""
     try:
         if int(value) == value:
             return int(value)
