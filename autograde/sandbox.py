@@ -52,6 +52,30 @@ LIMITS = {"RLIMIT_NPROC": 4096,  # processes of the sandbox's user (a fork bomb 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 
+BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
+
+
+def _tag_bytes(value):
+    if type(value) in (bytes, bytearray):
+        data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
+        return {BYTES_TAG: torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)}
+    if type(value) in (list, tuple):
+        return type(value)(_tag_bytes(v) for v in value)
+    if type(value) is dict:
+        return {k: _tag_bytes(v) for k, v in value.items()}
+    return value
+
+
+def _untag_bytes(value):
+    if type(value) is dict and set(value) == {BYTES_TAG} and type(value[BYTES_TAG]) is torch.Tensor:
+        return value[BYTES_TAG].numpy().tobytes()
+    if type(value) in (list, tuple):
+        return type(value)(_untag_bytes(v) for v in value)
+    if type(value) is dict:
+        return {k: _untag_bytes(v) for k, v in value.items()}
+    return value
+
+
 class StudentError(Exception):
     """The student's code raised (in the sandbox). `type_names`: the exception's class and its bases."""
 
@@ -135,7 +159,9 @@ class Submission:
     # --- what checks use ------------------------------------------------------------------------------------
 
     def call(self, name: str, *args, timeout: float = CALL_TIMEOUT_S, **kwargs):
-        """`name(*args, **kwargs)` in the sandbox; its result as plain data, or StudentError if it raised."""
+        """`name(*args, **kwargs)` in the sandbox; its result as plain data, or StudentError if it raised.
+        Plain data: None, bool, int, float, str, bytes, plain CPU tensors, torch.dtype, and lists, tuples and dicts
+        of these (numpy numbers and arrays come back as numbers and tensors)."""
         return self._result(self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs}, timeout))
 
     def launch(self, name: str, world_size: int, args=(), kwargs=None, rank_args=None, timeout: float = 20,
@@ -248,7 +274,7 @@ class Submission:
             self._ensure_started()
             self._check_budget()
         limit = min(timeout, self.deadline - time.monotonic())
-        request = {**request, "id": os.urandom(8).hex()}  # a reply written before the request was made can't match
+        request = {**_tag_bytes(request), "id": os.urandom(8).hex()}  # a reply forged in advance can't match
         buffer = io.BytesIO()
         torch.save(request, buffer)
         try:
@@ -293,6 +319,7 @@ class Submission:
                                f"dicts): {str(exc).splitlines()[0][:300]}") from None
         if not isinstance(reply, dict) or "output" not in reply:
             raise SandboxError("the sandbox's reply is malformed")
+        reply = _untag_bytes(reply)
         reply["output"] = str(reply["output"])[:OUTPUT_CAP + 200]  # + the worker's note of what it left out
         reply["stderr"] = str(reply.get("stderr", ""))[:OUTPUT_CAP + 200]
         self.printed.append(reply["output"])
