@@ -10,6 +10,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
+def rank_cases(name, shared, mine):
+    """Run the procedure `name` of RANK_PROCEDURES once per case, in order (one launch for several cases): case i
+    gets its arguments `shared[i]`, then this rank's own `mine[i]`; the list of what each case returned."""
+    procedure = RANK_PROCEDURES[name]
+    return [procedure(*args, *extra) for args, extra in zip(shared, mine)]
+
+
 def rank_tp_group(tp):
     """Cut the ranks into groups of `tp` consecutive ranks (every rank makes every group, in order); this rank's group,
     or None (every rank) when `tp` is the world size."""
@@ -128,3 +135,7 @@ def rank_activation_memory(args, kwargs):
     if isinstance(got, numbers.Real) and not isinstance(got, bool):
         return float(got)
     return got
+
+
+RANK_PROCEDURES = {"rank_f": rank_f, "rank_g": rank_g, "rank_linear": rank_linear, "rank_rejects": rank_rejects,
+                   "rank_mlp": rank_mlp, "rank_vocab_ce": rank_vocab_ce}
