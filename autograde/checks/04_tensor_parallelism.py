@@ -277,6 +277,7 @@ def vocab_launch(widths, logits, target, ignore_index):
 
 
 def describe_vocab_case(widths, tokens=6, seed=0, ignored=(), ignore_index=-100, scale=3.0, shift=0.0):
+    """How a message names a case of vocab_case's arguments."""
     where = f"vocabulary split {widths}, {tokens} tokens, {len(ignored)} ignored (ignore_index={ignore_index})"
     return where + (f", logits around {shift:g}" if shift else "")
 
@@ -371,8 +372,8 @@ def check_bytes(student, tokens, widths, seed):
 
 @check
 def vocab_parallel_ce_moves_per_token_bytes(student):
-    """vocab_parallel_cross_entropy moves a few numbers per token: bytes written per rank < 1/8 of its shard of
-    logits."""
+    """vocab_parallel_cross_entropy moves a few numbers per token: the bytes all ranks send (read from the sandbox's
+    loopback, less connecting the ranks) < 1/8 of the bytes of the shards of logits."""
     check_bytes(student, 32, [512, 512], seed=0)
     check_bytes(student, 64, [1000, 1500, 1200, 900], seed=39)
 

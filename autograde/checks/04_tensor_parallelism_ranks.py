@@ -123,11 +123,6 @@ def rank_vocab_ce_loss(target, shard):
     return rank_vocab_ce(target, -100, shard)["loss"]
 
 
-def rank_idle(x):
-    """A launch that moves nothing but what starting the ranks moves: the baseline of loopback counts."""
-    return x
-
-
 def rank_activation_memory(args, kwargs):
     """activation_memory_per_layer(*args, **kwargs); a real number (int, float, numpy, Fraction) comes back as a
     float, anything else as it is."""
