@@ -12,7 +12,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from autograde.checks._common import StudentError, assert_number, assert_raises, assert_tensor, check
+from autograde.checks._common import StudentError, assert_number, assert_raises, assert_tensor, check, generator
 
 ranks = importlib.import_module("autograde.checks.04_tensor_parallelism_ranks")  # rank_linear_from, for references
 LAUNCH = {"timeout": 30, "collective_timeout": 10}
@@ -20,8 +20,14 @@ TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}  # fp32: the ranks sum partial products
 
 
 def randn(seed, *shape):
-    """The notebook's `inputs(seed, *shape)`: a tensor from its own seeded generator."""
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+    """The notebook's `inputs(seed, *shape)`, drawn from this grading run's secret seed (a notebook cannot know it in
+    advance): the same `seed` and shape give the same tensor within one run."""
+    return torch.randn(*shape, generator=generator(f"04 inputs {seed} {shape}"))
+
+
+def targets(seed, tokens, vocab):
+    """Vocabulary ids, drawn from this grading run's secret seed."""
+    return torch.randint(0, vocab, (tokens,), generator=generator(f"04 targets {seed} {tokens} {vocab}"))
 
 
 def group_of(rank, tp):
@@ -264,7 +270,7 @@ def vocab_case(widths, tokens=6, seed=0, ignored=(), ignore_index=-100, scale=3.
     """Full logits, targets (`ignored` positions set to ignore_index), and F.cross_entropy's loss and gradient."""
     vocab = sum(widths)
     logits = (randn(seed, tokens, vocab) * scale + shift).requires_grad_()
-    target = torch.randint(0, vocab, (tokens,), generator=torch.Generator().manual_seed(seed + 1))
+    target = targets(seed, tokens, vocab)
     target[list(ignored)] = ignore_index
     loss = F.cross_entropy(logits, target, ignore_index=ignore_index)
     loss.backward()
@@ -353,7 +359,7 @@ def check_bytes(student, tokens, widths, seed):
     """One forward and backward on `widths`: the bytes on the wire are a few per token. (Whether the loss is right is
     what the other vocabulary checks judge: this one measures the communication only.)"""
     shards = [randn(seed + rank, tokens, width) for rank, width in enumerate(widths)]
-    target = torch.randint(0, sum(widths), (tokens,), generator=torch.Generator().manual_seed(seed + 1))
+    target = targets(seed, tokens, sum(widths))
     where = f"{tokens} tokens, vocabulary split {widths}"
     with naming(where):
         losses, sent = student.launch("rank_vocab_ce_loss", len(widths), args=(target,),
@@ -400,15 +406,36 @@ def memory_cases():
             ((7, 5, 6, 3, 3, True, "full"), {}, 2 * 7 * 5 * 6 / 3)]
 
 
+def table_2(s, b, h, a, t, sequence_parallel, recompute):
+    """Korthikanti et al. 2022, Table 2: a layer's bytes of activations, the row of (sequence_parallel, recompute)."""
+    sbh, attention_core = s * b * h, 5 * a * s / (h * t)
+    rows = {(False, "none"): sbh * (10 + 24 / t + attention_core), (True, "none"): sbh * (34 / t + attention_core),
+            (False, "selective"): sbh * (10 + 24 / t), (True, "selective"): sbh * 34 / t,
+            (False, "full"): 2 * sbh, (True, "full"): 2 * sbh / t}
+    return rows[sequence_parallel, recompute]
+
+
+def drawn_model():
+    """(s, b, h, a, t) drawn from this grading run's secret seed, t dividing a and h (a notebook cannot know it)."""
+    draw = generator("04 activation memory model")
+    number = lambda low, high: int(torch.randint(low, high + 1, (1,), generator=draw))  # noqa: E731
+    t = 2 ** number(0, 3)
+    a = t * number(1, 8)
+    return number(16, 4096), number(1, 16), a * number(8, 128), a, t
+
+
 @check
 def activation_memory_matches_formula(student):
     """activation_memory_per_layer gives Table 2's bytes for every row, on the lesson's tiny model and a larger
     one."""
-    for args, kwargs, expected in memory_cases():
+    s, b, h, a, t = drawn_model()
+    drawn = [((s, b, h, a, t), {"sequence_parallel": sp, "recompute": recompute}, table_2(s, b, h, a, t, sp, recompute))
+             for sp in (False, True) for recompute in ("none", "selective", "full")]
+    for args, kwargs, expected in memory_cases() + drawn:
         got = student.call("rank_activation_memory", args, kwargs)
         shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
         assert_number(got, expected, where=f"activation_memory_per_layer({shown})")
-    print("tiny model and s=1024, b=3, h=2560, a=40: every row of Table 2")
+    print("tiny model, s=1024, b=3, h=2560, a=40 and one more model: every row of Table 2")
 
 
 @check
