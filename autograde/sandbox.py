@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
+import resource
 import io
 import os
 import select
@@ -43,7 +44,36 @@ STUDENT_BUDGET_S = 300.0
 CELL_TIMEOUT_S = 60.0
 CALL_TIMEOUT_S = 60.0
 LAUNCH_MARGIN_S = 30.0  # beyond a launch's own deadline: the worker's distlab stops it first
+TMPFS_BYTES = 2 * 2**30  # the sandbox's /tmp and /dev/shm (in memory): a notebook cannot fill the grader's memory
+LIMITS = {"RLIMIT_NPROC": 4096,  # processes of the sandbox's user (a fork bomb stops there)
+          "RLIMIT_DATA": 8 * 2**30,  # heap and private memory per process
+          "RLIMIT_FSIZE": 2**30,  # bytes per file written
+          "RLIMIT_CORE": 0}
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
+
+
+BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
+
+
+def _tag_bytes(value):
+    if type(value) in (bytes, bytearray):
+        data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
+        return {BYTES_TAG: torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)}
+    if type(value) in (list, tuple):
+        return type(value)(_tag_bytes(v) for v in value)
+    if type(value) is dict:
+        return {k: _tag_bytes(v) for k, v in value.items()}
+    return value
+
+
+def _untag_bytes(value):
+    if type(value) is dict and set(value) == {BYTES_TAG} and type(value[BYTES_TAG]) is torch.Tensor:
+        return value[BYTES_TAG].numpy().tobytes()
+    if type(value) in (list, tuple):
+        return type(value)(_untag_bytes(v) for v in value)
+    if type(value) is dict:
+        return {k: _untag_bytes(v) for k, v in value.items()}
+    return value
 
 
 class StudentError(Exception):
@@ -92,7 +122,8 @@ def bwrap_command(python_path: str) -> list[str]:
     command = ["bwrap", *_isolation()]
     for path in _read_only_paths():
         command += ["--ro-bind-try", path, path]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp",
+    command += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
+                "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
                 "--ro-bind", str(WORKER), SANDBOX_WORKER, "--dir", "/tmp/home", "--chdir", "/tmp/home",
                 "--clearenv"]
     for name, value in sandbox_env(python_path).items():
@@ -128,7 +159,9 @@ class Submission:
     # --- what checks use ------------------------------------------------------------------------------------
 
     def call(self, name: str, *args, timeout: float = CALL_TIMEOUT_S, **kwargs):
-        """`name(*args, **kwargs)` in the sandbox; its result as plain data, or StudentError if it raised."""
+        """`name(*args, **kwargs)` in the sandbox; its result as plain data, or StudentError if it raised.
+        Plain data: None, bool, int, float, str, bytes, plain CPU tensors, torch.dtype, and lists, tuples and dicts
+        of these (numpy numbers and arrays come back as numbers and tensors)."""
         return self._result(self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs}, timeout))
 
     def launch(self, name: str, world_size: int, args=(), kwargs=None, rank_args=None, timeout: float = 20,
@@ -183,11 +216,12 @@ class Submission:
             raise SandboxError(f"the notebook's code stopped its sandbox {MAX_RESTARTS + 1} times; not run again")
         self._start()
         results = []
-        for source in self.cells:
+        for number, source in enumerate(self.cells, 1):
             try:
                 reply = self._request({"op": "cell", "source": source}, self.cell_timeout_s, start=False)
             except SandboxError as exc:
-                results.append({"output": "", "error": {"type_names": ["SandboxError"], "message": str(exc),
+                message = f"code cell {number} of the notebook (tests not counted) stopped it: {exc}"
+                results.append({"output": "", "error": {"type_names": ["SandboxError"], "message": message,
                                                        "traceback": ""}})
                 break
             results.append(reply)
@@ -210,7 +244,7 @@ class Submission:
         env = None if self.sandbox else {**sandbox_env(python_path), "HOME": os.environ.get("HOME", "/tmp")}
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
                                         pass_fds=(requests_read, replies_write), env=env, start_new_session=True,
-                                        cwd=None if self.sandbox else "/tmp")
+                                        cwd=None if self.sandbox else "/tmp", preexec_fn=_set_limits)
         for fd in (requests_read, replies_write, raw_write):
             os.close(fd)
         self._raw_thread = threading.Thread(target=self._drain_raw, args=(raw_read,), daemon=True)
@@ -235,21 +269,28 @@ class Submission:
     # --- requests -------------------------------------------------------------------------------------------
 
     def _request(self, request: dict, timeout: float, start: bool = True) -> dict:
+        self._check_budget()
         if start:
             self._ensure_started()
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            self.close()
-            raise SandboxError(f"the submission used up its time budget of {self.budget_s:g} s")
-        limit = min(timeout, remaining)
+            self._check_budget()
+        limit = min(timeout, self.deadline - time.monotonic())
+        request = {**_tag_bytes(request), "id": os.urandom(8).hex()}  # a reply forged in advance can't match
         buffer = io.BytesIO()
         torch.save(request, buffer)
         try:
             self._send(struct.pack(">I", buffer.tell()) + buffer.getvalue(), limit)
-            return self._receive(limit)
+            reply = self._receive(limit)
+            if reply.get("id") != request["id"]:
+                raise SandboxError("the sandbox answered a request that was not asked (a forged reply)")
+            return reply
         except SandboxError:
             self.close()
             raise
+
+    def _check_budget(self):
+        if time.monotonic() >= self.deadline:
+            self.close()
+            raise SandboxError(f"the submission used up its time budget of {self.budget_s:g} s")
 
     def _send(self, data: bytes, limit: float):
         deadline = time.monotonic() + limit
@@ -278,15 +319,16 @@ class Submission:
                                f"dicts): {str(exc).splitlines()[0][:300]}") from None
         if not isinstance(reply, dict) or "output" not in reply:
             raise SandboxError("the sandbox's reply is malformed")
-        reply["output"] = str(reply["output"])[:OUTPUT_CAP]
-        reply["stderr"] = str(reply.get("stderr", ""))[:OUTPUT_CAP]
+        reply = _untag_bytes(reply)
+        reply["output"] = str(reply["output"])[:OUTPUT_CAP + 200]  # + the worker's note of what it left out
+        reply["stderr"] = str(reply.get("stderr", ""))[:OUTPUT_CAP + 200]
         self.printed.append(reply["output"])
         self.errors_printed.append(reply["stderr"])
         return reply
 
     def take_printed(self) -> tuple[str, str]:
         """What the student's code printed on stdout and on stderr since the last call of this method."""
-        printed, errors = "".join(self.printed)[:OUTPUT_CAP], "".join(self.errors_printed)[:OUTPUT_CAP]
+        printed, errors = "".join(self.printed)[:OUTPUT_CAP + 200], "".join(self.errors_printed)[:OUTPUT_CAP + 200]
         self.printed, self.errors_printed = [], []
         return printed, errors
 
@@ -314,6 +356,14 @@ class Submission:
             raise StudentError(error.get("type_names") or ["Exception"], str(error.get("message", "")),
                                str(error.get("traceback", "")), reply.get("output", ""))
         return reply.get("result")
+
+
+def _set_limits() -> None:
+    """In the child, before bwrap starts: resource limits that everything in the sandbox inherits."""
+    for name, value in LIMITS.items():
+        kind = getattr(resource, name)
+        hard = resource.getrlimit(kind)[1]
+        resource.setrlimit(kind, (min(value, hard) if hard != resource.RLIM_INFINITY else value,) * 2)
 
 
 def _kill(process: subprocess.Popen) -> None:

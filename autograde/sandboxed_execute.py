@@ -52,6 +52,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         for cell in nb.cells:
             if cell.cell_type == "code" and _grade_id(cell) in verdicts:
                 cell.outputs = verdicts[_grade_id(cell)]
+        cap_notebook_output(nb)
         self.log.info("graded %s in the sandbox in %.1f s", resources["nbgrader"].get("student"),
                       time.monotonic() - started)
         return nb, resources
@@ -83,6 +84,21 @@ def run_check(fn, student) -> list:
         name, value, text = error
         outputs.append(new_output("error", ename=name, evalue=value[:4000], traceback=text.splitlines()))
     return outputs
+
+
+NOTEBOOK_OUTPUT_CAP = 2**20  # characters of stream output kept in one graded notebook (each cell: sandbox.OUTPUT_CAP)
+
+
+def cap_notebook_output(nb) -> None:
+    """Cut the students' printed output once the notebook holds NOTEBOOK_OUTPUT_CAP characters (errors stay)."""
+    room = NOTEBOOK_OUTPUT_CAP
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+                output["text"] = text[:room] + ("\n[... output cut: the notebook printed too much]\n"
+                                                if len(text) > room else "")
+                room = max(room - len(text), 0)
 
 
 def _cell_outputs(result: dict) -> list:

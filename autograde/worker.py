@@ -75,6 +75,39 @@ def write_frame(stream, payload: bytes):
     stream.flush()
 
 
+BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
+
+
+def unwrap(value):
+    """A request's arguments as the grader meant them: tagged uint8 tensors back into bytes."""
+    if type(value) is dict and set(value) == {BYTES_TAG}:
+        return value[BYTES_TAG].numpy().tobytes()
+    if type(value) in (list, tuple):
+        return type(value)(unwrap(v) for v in value)
+    if type(value) is dict:
+        return {k: unwrap(v) for k, v in value.items()}
+    return value
+
+
+def plain(value):
+    """What the grader accepts: numpy's numbers and arrays as Python numbers and tensors, bytes tagged."""
+    if type(value) in (bytes, bytearray):
+        import torch
+        data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
+        return {BYTES_TAG: torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)}
+    kind = type(value).__module__
+    if kind == "numpy" and hasattr(value, "item") and getattr(value, "shape", None) == ():
+        return value.item()
+    if kind == "numpy" and hasattr(value, "shape"):
+        import torch
+        return torch.from_numpy(value.copy())
+    if type(value) in (list, tuple):
+        return type(value)(plain(v) for v in value)
+    if type(value) is dict:
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
 def make_rank_entry(fn, args, kwargs, rank_args):
     """The function each rank runs: `fn(*args, *rank_args[rank], **kwargs)` (travels to the ranks by value)."""
     def rank_entry():
@@ -93,6 +126,9 @@ def show_warning_on_stdout(message, category, filename, lineno, file=None, line=
 class Worker:
     def __init__(self):
         import warnings
+
+        import distlab
+        distlab.warm_up()  # start the ranks' forkserver (it imports torch) while the notebook's cells run
         from IPython.core.interactiveshell import InteractiveShell
         warnings.showwarning = show_warning_on_stdout
         self.namespace = {"__name__": "__main__"}
@@ -127,22 +163,26 @@ class Worker:
     def serve(self, requests, replies):
         import torch
         while (frame := read_frame(requests)) is not None:
-            request = torch.load(io.BytesIO(frame), weights_only=True)
+            request = unwrap(torch.load(io.BytesIO(frame), weights_only=True))
             captured, errors = CappedText(), CappedText()
             sys.stdout, sys.stderr = captured, errors
             try:
-                reply = {"result": self.handle(request)}
+                reply = {"result": plain(self.handle(request))}
             except BaseException as exc:  # noqa: BLE001 - every failure of the student's code is reported
                 reply = {"error": describe(exc)}
             finally:
                 sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-            reply["output"], reply["stderr"] = captured.text(), errors.text()
+            reply["output"], reply["stderr"], reply["id"] = captured.text(), errors.text(), request.get("id")
             buffer = io.BytesIO()
             try:
                 torch.save(reply, buffer)
-            except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
+                torch.load(io.BytesIO(buffer.getvalue()), weights_only=True)  # what the grader will accept
+            except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled, or is not plain data
+                exc = TypeError(f"the result ({type(reply.get('result')).__name__}) is not plain data (tensors, "
+                                f"numbers, strings, bytes, lists, dicts): {str(exc).splitlines()[0][:300]}")
                 buffer = io.BytesIO()
-                torch.save({"output": reply["output"], "stderr": reply["stderr"], "error": describe(exc)}, buffer)
+                torch.save({"output": reply["output"], "stderr": reply["stderr"], "id": reply["id"],
+                            "error": describe(exc)}, buffer)
             write_frame(replies, buffer.getvalue())
 
 

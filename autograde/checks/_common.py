@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
+import zlib
 from pathlib import Path
 
 import torch
@@ -14,6 +16,14 @@ import torch
 from autograde.sandbox import SandboxError, StudentError  # noqa: F401 - re-exported for the check modules
 
 CHECKS_DIR = Path(__file__).resolve().parent
+# Drawn once per grading process, so that a notebook cannot know the checks' inputs in advance (the checks are
+# public: with fixed seeds, a student could precompute the expected outputs). $DISTLAB_GRADING_SEED replays a run.
+GRADING_SEED = int(os.environ.get("DISTLAB_GRADING_SEED") or int.from_bytes(os.urandom(6), "big"))
+
+
+def generator(label: str) -> torch.Generator:
+    """A generator for one check's inputs: seeded from this grading run's secret seed and `label`."""
+    return torch.Generator().manual_seed(GRADING_SEED ^ zlib.crc32(label.encode()))
 
 
 def check(fn):
