@@ -86,3 +86,5 @@ def test_plot_draws_one_row_per_rank_and_lane():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["stage 0", "stage 1", "stage 1 comm"]
     assert len(ax.patches) == 3 and ax.get_title() == "t"
     assert "3" in [t.get_text() for t in ax.texts]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["F", "all_reduce"]  # the known names first
+    assert distlab.plot_timeline(flat, color=lambda s: "black").get_legend() is None

@@ -132,11 +132,12 @@ def plot_timeline(spans, *, ax=None, color: Callable[[dict], str] | None = None,
     """A Gantt chart: one row per rank (per (rank, lane) when spans have a "lane"), one bar per span.
 
     spans: per rank (what `launch` returns) or a flat list with "rank" keys. color(span) -> a matplotlib colour
-    (default: by name, `COLORS`); label(span) -> the text in its bar (default: its "microbatch", if any). unit:
+    (default: by name, `COLORS`, with a legend); label(span) -> the text in its bar (default: its "microbatch"). unit:
     "ms", "s" or "" (times drawn as they are: a simulator's time units). row_name: "rank", or "stage" for a
     simulation. Returns the matplotlib Axes.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     per_rank = _by_rank(spans)
     every = [s for rank_spans in per_rank for s in rank_spans]
@@ -145,6 +146,7 @@ def plot_timeline(spans, *, ax=None, color: Callable[[dict], str] | None = None,
     rows = sorted({(s["rank"], s.get("lane", "")) for s in every})
     if ax is None:
         ax = plt.subplots(figsize=(11, 0.45 * len(rows) + 1.2))[1]
+    by_name = color is None
     color = color or (lambda s: COLORS.get(s["name"], "tab:purple"))
     label = label or (lambda s: str(s["microbatch"]) if "microbatch" in s else "")
     for s in every:
@@ -156,6 +158,11 @@ def plot_timeline(spans, *, ax=None, color: Callable[[dict], str] | None = None,
     ax.invert_yaxis()
     ax.set_xlabel({"ms": "time (ms)", "s": "time (s)", "": "time"}[unit])
     ax.set_xlim(left=0)
+    if by_name and every:  # a legend of the names drawn, beside the chart
+        order = list(COLORS)
+        names = sorted({s["name"] for s in every}, key=lambda n: (order.index(n) if n in order else len(order), n))
+        handles = [Patch(color=color({"name": name}), label=name) for name in names]
+        ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
     if title:
         ax.set_title(title)
     return ax
