@@ -1,6 +1,7 @@
 """distlab: the small library the Distributed AI course runs on.
 
-Tools the notebooks use (launch ranks, count communication, run torchrun, plot); never the graded answers.
+Tools the notebooks use (launch ranks, count communication, run torchrun, record timelines, plot); never the graded
+answers.
 """
 import sys as _sys
 
@@ -18,6 +19,7 @@ from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, fault
 from .launcher import default_backend, launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
 from .models import ModelConfig, TinyTransformer, random_batch
+from .timeline import Timeline, busy_seconds, plot_timeline, timeline_summary
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",
     "fixed_layout_ddp", "per_parameter_allreduce",
     "ModelConfig", "TinyTransformer", "random_batch",
+    "Timeline", "plot_timeline", "timeline_summary", "busy_seconds",
 ]
 __version__ = "0.1.0"
 

@@ -1,0 +1,336 @@
+"""Trusted checks of exercise set 05 (pipeline schedules): one per test cell, named by its grade_id.
+
+Run by the grader, never in the sandbox. The student's schedules come back as plain data and are judged here by an
+independent simulator (`simulate` below: any order a stage may run, the dependencies of model part c*p + s), against
+closed forms (Narayanan et al. 2021, §2.2: makespan (m + p - 1)(t_f + t_b) for GPipe and 1F1B, m(t_f + t_b) +
+(p - 1)(t_f + t_b)/v interleaved; peaks in flight m, min(p - s, m), min(2(p - s - 1) + (v - 1)p + 1, mv)); the
+student's simulator is fed schedules made here; and the student's schedules run on a real 4-rank pipeline
+(autograde/checks/05_pipeline_ranks.py) whose gradients are compared with one process computed here.
+"""
+import importlib
+import math
+import random
+
+import torch
+
+from autograde.checks._common import GRADING_SEED, StudentError, assert_number, assert_raises, assert_tensor, check
+
+ranks = importlib.import_module("autograde.checks.05_pipeline_ranks")  # the model and its parts, for the reference
+LAUNCH = {"timeout": 30, "collective_timeout": 10}
+
+
+class Deadlock(AssertionError):
+    pass
+
+
+# --- the grader's own schedules and simulator --------------------------------------------------------------------
+
+def reference_schedule(p, m, kind, v=1):
+    """GPipe, 1F1B or Megatron's interleaved 1F1B, built here (for feeding the student's simulator)."""
+    if kind == "gpipe":
+        return [[("F", i, 0) for i in range(m)] + [("B", i, 0) for i in range(m)] for _ in range(p)]
+    forward = [((j // (p * v)) * p + j % p, (j // p) % v) for j in range(m * v)]
+    backward = [(i, v - 1 - c) for i, c in forward]
+    schedule = []
+    for s in range(p):
+        warmup = min(p - s - 1, m) if kind == "1f1b" else min(2 * (p - s - 1) + (v - 1) * p, m * v)
+        ops = [("F", *forward[j]) for j in range(warmup)]
+        for j in range(m * v - warmup):
+            ops += [("F", *forward[warmup + j]), ("B", *backward[j])]
+        schedule.append(ops + [("B", *backward[j]) for j in range(m * v - warmup, m * v)])
+    return schedule
+
+
+def simulate(schedule, t_forward=1.0, t_backward=2.0):
+    """(makespan, peaks in flight, timeline as {(stage, op, mb, chunk): (start, end)}); Deadlock if it cannot run.
+
+    Event by event: among the stages whose next op has its input, run the one that can start first."""
+    p = len(schedule)
+    m, v = (1 + max(op[i] for ops in schedule for op in ops) for i in (1, 2))
+    done, clock, nxt, timeline = {}, [0.0] * p, [0] * p, {}
+    for _ in range(sum(len(ops) for ops in schedule)):
+        ready = []
+        for s in range(p):
+            if nxt[s] == len(schedule[s]):
+                continue
+            op, mb, c = schedule[s][nxt[s]]
+            part = c * p + s
+            inputs = ([(op, mb, part - 1)] if part > 0 else []) if op == "F" else \
+                [("F", mb, part)] + ([("B", mb, part + 1)] if part < p * v - 1 else [])
+            if all(i in done for i in inputs):
+                ready.append((max([clock[s]] + [done[i] for i in inputs]), s, op, mb, c, part))
+        if not ready:
+            waiting = [ops[n] if n < len(ops) else None for ops, n in zip(schedule, nxt)]
+            raise Deadlock(f"the schedule deadlocks: each stage waits, its next ops {waiting}")
+        start, s, op, mb, c, part = min(ready)
+        end = start + (t_forward if op == "F" else t_backward) / v
+        done[op, mb, part], clock[s] = end, end
+        timeline[s, op, mb, c] = (start, end)
+        nxt[s] += 1
+    peaks = []
+    for ops in schedule:
+        counts = [sum(1 if o == "F" else -1 for o, _, _ in ops[:i + 1]) for i in range(len(ops))]
+        peaks.append(max(counts))
+    return max(clock), peaks, timeline
+
+
+def closed_form(p, m, kind, v=1, t_forward=1.0, t_backward=2.0):
+    """(makespan, peaks in flight) of GPipe, 1F1B and interleaved 1F1B."""
+    step = t_forward + t_backward
+    if kind == "interleaved":
+        return m * step + (p - 1) * step / v, [min(2 * (p - s - 1) + (v - 1) * p + 1, m * v) for s in range(p)]
+    return (m + p - 1) * step, [m] * p if kind == "gpipe" else [min(p - s, m) for s in range(p)]
+
+
+# --- reading the student's answers ---------------------------------------------------------------------------------
+
+def as_schedule(schedule, where):
+    """The student's schedule as lists of (str, int, int) tuples, or an AssertionError saying what is malformed."""
+    assert isinstance(schedule, (list, tuple)), f"{where}: expected a list of lists, got {type(schedule).__name__}"
+    stages = []
+    for s, ops in enumerate(schedule):
+        assert isinstance(ops, (list, tuple)), f"{where}: stage {s} is a {type(ops).__name__}, not a list"
+        for op in ops:
+            assert isinstance(op, (list, tuple)) and len(op) == 3 and op[0] in ("F", "B") and \
+                type(op[1]) is int and type(op[2]) is int, f"{where}: stage {s} has {op!r}, not (op, microbatch, chunk)"
+        stages.append([tuple(op) for op in ops])
+    return stages
+
+
+def assert_every_op_once(schedule, p, m, v, where):
+    assert len(schedule) == p, f"{where}: {len(schedule)} stages, expected {p}"
+    every = sorted((op, mb, c) for op in "FB" for mb in range(m) for c in range(v))
+    for s, ops in enumerate(schedule):
+        assert sorted(ops) == every, f"{where}: stage {s} must run each (op, microbatch, chunk) once; it runs {ops}"
+
+
+def student_schedule(student, p, m, kind, v=1, closed_forms=True):
+    """The student's schedule, checked: every op once per stage, runnable, and (closed_forms) the closed-form
+    makespan and peaks in flight of its kind."""
+    where = f"pipeline_schedule({p}, {m}, {kind!r}" + (f", {v})" if kind == "interleaved" else ")")
+    args = (p, m, kind, v) if kind == "interleaved" else (p, m, kind)
+    schedule = as_schedule(student.call("pipeline_schedule", *args), where)
+    assert_every_op_once(schedule, p, m, v, where)
+    for t_f, t_b in [(1.0, 2.0), (1.0, 1.0)] if closed_forms else [(1.0, 2.0)]:
+        try:
+            makespan, peaks, _ = simulate(schedule, t_f, t_b)
+        except Deadlock as error:
+            raise AssertionError(f"{where}: {error}") from None
+        expected_makespan, expected_peaks = closed_form(p, m, kind, v, t_f, t_b)
+        assert math.isclose(makespan, expected_makespan) or not closed_forms, (
+            f"{where}: with t_f={t_f}, t_b={t_b} it takes {makespan:g}, the schedule should take {expected_makespan:g}")
+    assert peaks == expected_peaks or not closed_forms, (
+        f"{where}: at most {peaks} microbatch-chunks in flight per stage; expected {expected_peaks}")
+    return schedule
+
+
+def leading_forwards(ops):
+    return next(i for i, (op, _, _) in enumerate(ops) if op == "B")
+
+
+# --- the checks -------------------------------------------------------------------------------------------------
+
+PM = [(4, 8), (1, 1), (1, 5), (2, 1), (2, 3), (3, 7), (4, 4), (4, 2), (5, 16), (8, 3), (8, 8)]
+PMV = [(4, 8, 2), (1, 3, 2), (2, 2, 2), (2, 4, 3), (2, 6, 2), (3, 3, 2), (3, 6, 2), (4, 4, 2), (4, 12, 3),
+       (8, 16, 2), (8, 8, 4)]
+
+
+@check
+def pipeline_schedule_gpipe_and_1f1b(student):
+    """GPipe and 1F1B: every op once per stage, GPipe's forwards all first, 1F1B's warm-up of min(p - s - 1, m)."""
+    for p, m in PM:
+        gpipe = student_schedule(student, p, m, "gpipe")
+        assert [leading_forwards(ops) for ops in gpipe] == [m] * p, f"GPipe p={p}, m={m}: a backward before a forward"
+        schedule = student_schedule(student, p, m, "1f1b")
+        for s, ops in enumerate(schedule):
+            where, warmup = f"1F1B p={p}, m={m}, stage {s}", min(p - s - 1, m)
+            assert leading_forwards(ops) == min(warmup + 1, m), (
+                f"{where}: {leading_forwards(ops)} forwards before the first backward; the warm-up is {warmup}, then "
+                f"the steady state starts with a forward: {ops}")
+            steady = [op for op, _, _ in ops[warmup:warmup + 2 * (m - warmup)]]
+            assert steady == ["F", "B"] * (m - warmup), f"{where}: after the warm-up, one forward, one backward: {ops}"
+            for kind in "FB":
+                order = [mb for op, mb, _ in ops if op == kind]
+                assert order == sorted(order), f"{where}: the {kind}s in microbatch order: {ops}"
+    assert as_schedule(student.call("pipeline_schedule", 4, 8, "1f1b", 1), "") == reference_schedule(4, 8, "1f1b")
+    print(f"GPipe and 1F1B for {len(PM)} (p, m): every op once, runnable, makespan (m+p-1)(t_f+t_b), "
+          "peaks in flight m and min(p-s, m)")
+
+
+@check
+def pipeline_schedule_interleaved(student):
+    """Interleaved 1F1B: every (op, microbatch, chunk) once per stage, Megatron's warm-up, chunk 0's first forwards."""
+    for p, m, v in PMV:
+        schedule = student_schedule(student, p, m, "interleaved", v)
+        for s, ops in enumerate(schedule):
+            assert leading_forwards(ops) == min(2 * (p - s - 1) + (v - 1) * p + 1, m * v), (
+                f"interleaved p={p}, m={m}, v={v}, stage {s}: {leading_forwards(ops)} forwards before the first "
+                f"backward; Megatron's warm-up is min(2(p-s-1) + (v-1)p, mv), then a forward: {ops}")
+    print(f"interleaved for {len(PMV)} (p, m, v): every op once, runnable, makespan m(t_f+t_b) + (p-1)(t_f+t_b)/v, "
+          "Megatron's peaks in flight")
+
+
+@check
+def pipeline_schedule_rejects_invalid(student):
+    """pipeline_schedule raises ValueError (with a message) for invalid sizes, kinds and chunk counts."""
+    for args in [(0, 4, "gpipe"), (-2, 4, "1f1b"), (4, 0, "1f1b"), (4, -8, "gpipe"), (4, 8, "zigzag"),
+                 (4, 8, "GPipe"), (4, 8, "gpipe", 2), (4, 8, "1f1b", 2), (4, 8, "1f1b", 0), (4, 6, "interleaved", 2),
+                 (4, 8, "interleaved", 1), (4, 8, "interleaved", 0), (3, 4, "interleaved", 2)]:
+        assert_raises(student, ValueError, "pipeline_schedule", *args)
+    for args in [(1, 1, "gpipe"), (4, 4, "interleaved", 2), (4, 8, "gpipe", 1)]:
+        student.call("pipeline_schedule", *args)  # valid: must not raise
+    print("invalid arguments raise ValueError; valid edge cases do not")
+
+
+@check
+def bubble_fraction_values(student):
+    """bubble_fraction is (p - 1) / (v m), and rejects non-positive arguments."""
+    for p, m, v in [(4, 8, 1), (1, 5, 1), (2, 1, 1), (8, 3, 1), (4, 8, 2), (8, 64, 4), (16, 12, 3), (1024, 7, 1)]:
+        args = (p, m, v) if v > 1 else (p, m)
+        assert_number(student.call("bubble_fraction", *args), (p - 1) / (v * m), rel=1e-9, abs_tol=1e-12,
+                      where=f"bubble_fraction{args}")
+    assert_number(student.call("bubble_fraction", 4, 8, 1), 3 / 8, where="bubble_fraction(4, 8, 1)")
+    for args in [(0, 4), (4, 0), (-1, 4), (4, -3), (4, 4, 0), (4, 4, -1)]:
+        assert_raises(student, ValueError, "bubble_fraction", *args)
+    print("bubble_fraction(4, 8) =", student.call("bubble_fraction", 4, 8))
+
+
+def random_valid_schedule(p, m, v, seed):
+    """A valid but unusual schedule: each stage's order drawn at random among the ops that could run next."""
+    rng, ops = random.Random(seed), [[] for _ in range(p)]
+    done, last = set(), p * v - 1
+    pending = {s: [(op, mb, c) for op in "FB" for mb in range(m) for c in range(v)] for s in range(p)}
+    while any(pending.values()):
+        runnable = [(s, (op, mb, c)) for s in range(p) for op, mb, c in pending[s]
+                    if (op == "F" and (c * p + s == 0 or ("F", mb, c * p + s - 1) in done)) or
+                    (op == "B" and ("F", mb, c * p + s) in done and
+                     (c * p + s == last or ("B", mb, c * p + s + 1) in done))]
+        s, (op, mb, c) = rng.choice(runnable)
+        pending[s].remove((op, mb, c))
+        ops[s].append((op, mb, c))
+        done.add((op, mb, c * p + s))
+    return ops
+
+
+def fed_schedules():
+    """(name, schedule) pairs for the student's simulator: the three kinds, backwards reversed, random valid orders."""
+    cases = [(f"{kind} p={p} m={m} v={v}", reference_schedule(p, m, kind, v))
+             for p, m, kind, v in [(4, 8, "gpipe", 1), (4, 8, "1f1b", 1), (3, 5, "1f1b", 1), (1, 3, "1f1b", 1),
+                                   (4, 8, "interleaved", 2), (2, 4, "interleaved", 3), (6, 2, "gpipe", 1)]]
+    reversed_gpipe = [[op for op in ops if op[0] == "F"] + [op for op in reversed(ops) if op[0] == "B"]
+                      for ops in reference_schedule(4, 6, "gpipe")]
+    no_warmup = [[op for mb in range(4) for op in (("F", mb, 0), ("B", mb, 0))] for _ in range(3)]
+    cases += [("GPipe, backwards in reverse, p=4 m=6", reversed_gpipe), ("1F1B without warm-up, p=3 m=4", no_warmup)]
+    cases += [(f"a random valid order (seed {seed}), p={p} m={m} v={v}", random_valid_schedule(p, m, v, seed))
+              for seed, (p, m, v) in enumerate([(3, 4, 1), (4, 3, 2), (2, 5, 1)], start=GRADING_SEED)]
+    return cases
+
+
+def timings():
+    """(t_forward, t_backward) pairs: the default, equal, and two drawn from this grading run's secret seed."""
+    rng = random.Random(GRADING_SEED)
+    drawn = [(round(rng.uniform(0.25, 4), 3), round(rng.uniform(0.25, 4), 3)) for _ in range(2)]
+    return [(1.0, 2.0), (1.0, 1.0)] + drawn
+
+
+def student_simulation(student, schedule, name, t_f, t_b):
+    result = student.call("simulate_pipeline", schedule, t_forward=t_f, t_backward=t_b)
+    where = f"simulate_pipeline({name}, t_forward={t_f}, t_backward={t_b})"
+    assert isinstance(result, dict), f"{where} must return a dict, got {type(result).__name__}"
+    missing = {"makespan", "bubble_fraction", "peak_in_flight", "timeline"} - set(result)
+    assert not missing, f"{where}: the dict has no {sorted(missing)}"
+    return result, where
+
+
+@check
+def simulate_pipeline_makespan_and_bubble(student):
+    """simulate_pipeline: the makespan, bubble and timeline of schedules it did not make, for several timings."""
+    for name, schedule in fed_schedules():
+        m = 1 + max(op[1] for ops in schedule for op in ops)
+        for t_f, t_b in timings():
+            result, where = student_simulation(student, schedule, name, t_f, t_b)
+            makespan, _, timeline = simulate(schedule, t_f, t_b)
+            assert_number(result["makespan"], makespan, rel=1e-9, where=f"{where}['makespan']")
+            assert_number(result["bubble_fraction"], makespan / (m * (t_f + t_b)) - 1, rel=1e-9, abs_tol=1e-12,
+                          where=f"{where}['bubble_fraction']")
+            got = result["timeline"]
+            assert isinstance(got, (list, tuple)) and len(got) == len(timeline), (
+                f"{where}: the timeline has {len(got) if isinstance(got, (list, tuple)) else got!r} entries, "
+                f"expected one per op ({len(timeline)})")
+            for entry in got:
+                assert isinstance(entry, (list, tuple)) and len(entry) == 6, f"{where}: timeline entry {entry!r}"
+                stage, op, mb, chunk, start, end = entry
+                want = timeline.get((stage, op, mb, chunk))
+                assert want is not None and math.isclose(start, want[0], abs_tol=1e-9) and \
+                    math.isclose(end, want[1], abs_tol=1e-9), f"{where}: {entry!r}; expected start and end {want}"
+    print(f"{len(fed_schedules())} schedules x 4 timings: makespan, bubble and every op's start and end agree")
+
+
+@check
+def simulate_pipeline_peak_in_flight(student):
+    """simulate_pipeline: the most microbatches in flight per stage (GPipe m, 1F1B p - s), any schedule."""
+    for name, schedule in fed_schedules():
+        result, where = student_simulation(student, schedule, name, 1.0, 2.0)
+        _, peaks, _ = simulate(schedule)
+        assert list(result["peak_in_flight"]) == peaks and all(type(n) is int for n in result["peak_in_flight"]), (
+            f"{where}['peak_in_flight']: {result['peak_in_flight']!r}, expected {peaks}")
+    print(f"{len(fed_schedules())} schedules: the peaks in flight agree")
+
+
+@check
+def simulate_pipeline_rejects_invalid(student):
+    """simulate_pipeline raises ValueError for a stage missing an operation and for a schedule that deadlocks."""
+    good = reference_schedule(3, 4, "1f1b")
+    broken = {
+        "a stage missing an op": [good[0][:-1], good[1], good[2]],
+        "a stage running an op twice": [good[0], good[1] + [good[1][0]], good[2]],
+        "a stage running another stage's op twice instead of one": [good[0], good[1][:-1] + [good[1][0]], good[2]],
+        "an op that is neither F nor B": [good[0], good[1][:-1] + [("X", 3, 0)], good[2]],
+        "a backward before its forward": [[("B", 0, 0), ("F", 0, 0)]],
+        "the lesson's deadlock": [[("F", 0, 0), ("B", 0, 0), ("F", 1, 0), ("B", 1, 0)],
+                                  [("F", 0, 0), ("F", 1, 0), ("B", 1, 0), ("B", 0, 0)]],
+        "microbatches run in another order on the last stage": [
+            [("F", 0, 0), ("F", 1, 0), ("F", 2, 0), ("B", 0, 0), ("B", 1, 0), ("B", 2, 0)],
+            [("F", 0, 0), ("B", 0, 0), ("F", 1, 0), ("B", 2, 0), ("F", 2, 0), ("B", 1, 0)]],
+        "interleaved chunks out of order": [[("F", 0, 1), ("F", 0, 0), ("B", 0, 0), ("B", 0, 1)],
+                                            [("F", 0, 0), ("B", 0, 1), ("F", 0, 1), ("B", 0, 0)]],
+    }
+    for name, schedule in broken.items():
+        try:
+            result = student.call("simulate_pipeline", schedule)
+        except StudentError as error:
+            assert "ValueError" in error.type_names, f"{name}: raised {error.type_names[0]}: {error.message}, " \
+                "expected ValueError"
+            assert error.message.strip(), f"{name}: the ValueError needs a message"
+            continue
+        raise AssertionError(f"{name}: simulate_pipeline({schedule}) returned a makespan of {result.get('makespan')!r} "
+                             "(a dict), expected ValueError")
+    print(f"{len(broken)} broken schedules raise ValueError")
+
+
+def one_process_reference(num_microbatches):
+    model = ranks.TinyTransformer(ranks.GRADER_CONFIG, seed=0)
+    tokens, targets = (torch.cat(t) for t in ranks.grader_batch(num_microbatches))
+    loss = model.loss(tokens, targets)
+    loss.backward()
+    return model, loss.item()
+
+
+@check
+def schedules_run_on_a_real_pipeline(student):
+    """Your GPipe, 1F1B and interleaved schedules run on 4 real ranks and give the gradients of one process."""
+    p = 4
+    for kind, m, v in [("1f1b", 8, 1), ("interleaved", 4, 2), ("gpipe", 2, 1)]:  # m < p for GPipe
+        schedule = student_schedule(student, p, m, kind, v, closed_forms=False)  # runnable: checked here first
+        results = student.launch("rank_pipeline_step", p, args=(schedule, m), **LAUNCH)
+        model, loss = one_process_reference(m)
+        where = f"{kind}, m={m}, v={v} on 4 ranks"
+        assert_number(results[p - 1]["loss"], loss, rel=1e-5, where=f"{where}: the loss of the last stage")
+        for rank, result in enumerate(results):
+            for c in range(v):
+                part = ranks.GraderPart(model, c * p + rank, v * p)
+                for (name, w), got in zip(part.named_parameters(), result["grads"][c]):
+                    assert_tensor(got, w.grad, rtol=1e-4, atol=1e-6, where=f"{where}, rank {rank}, part "
+                                                                           f"{c * p + rank}, {name}.grad")
+        print(f"{where}: the loss and every gradient equal one process's "
+              f"({sum(result['sends'] for result in results)} messages)")

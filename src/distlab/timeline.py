@@ -1,0 +1,168 @@
+"""Timelines: what each rank did and when, on one clock, as named spans; drawn as a Gantt chart (one row per rank).
+
+    def work():
+        timeline = distlab.Timeline()                    # every rank calls it: aligns this rank's clock to rank 0's
+        with timeline.span("F", microbatch=0):           # a named span, with any metadata (plain values)
+            y = layer(x)
+        timeline.record("send", start, end, peer=1)      # or a span whose two ends you timed yourself
+        return timeline.spans                            # plain dicts: they travel back from the rank
+    per_rank = distlab.launch(work, 4)
+    distlab.plot_timeline(per_rank)                      # rows: ranks (or (rank, lane) with a "lane" key)
+    distlab.timeline_summary(per_rank)                   # makespan, and each rank's busy and idle seconds
+
+A span is a dict {"name", "start", "end", "rank", **metadata}; times are seconds on rank 0's clock since the moment
+rank 0 created its `Timeline` (its origin). The simulators of the lessons produce the same dicts, so a real run and
+a simulation draw the same way, side by side.
+
+Clocks. `time.perf_counter` is CLOCK_MONOTONIC on Linux: one clock for every process of a machine, but not across
+machines. Each rank therefore estimates the offset of its clock from rank 0's by Cristian's algorithm (F. Cristian,
+"Probabilistic clock synchronization", Distributed Computing 3, 1989): it sends a message, rank 0 answers with its
+time T, and the rank takes T minus the midpoint of its round trip, keeping the round trip that was shortest; the
+error is at most half that round trip (`uncertainty`, tens of microseconds on one machine; the offset itself is then
+about 0). Creating a `Timeline` is a collective of the group: (world_size - 1) * `rounds` small exchanges with rank 0
+and one broadcast, a few milliseconds.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterable
+
+import torch
+import torch.distributed as dist
+
+__all__ = ["Timeline", "plot_timeline", "timeline_summary", "busy_seconds"]
+
+COLORS = {"F": "tab:blue", "B": "tab:green", "W": "tab:orange", "idle": "lightgrey"}  # what the lessons draw
+
+
+class Timeline:
+    """This rank's spans on rank 0's clock. Call it on every rank of `group` at once (a collective)."""
+
+    def __init__(self, group=None, rounds: int = 8, clock: Callable[[], float] = time.perf_counter):
+        self.clock, self.spans = clock, []
+        self.offset, self.uncertainty = 0.0, 0.0  # seconds to add to `clock()` to read rank 0's clock; its error
+        self.rank = dist.get_rank() if dist.is_initialized() else 0
+        if dist.is_initialized() and dist.get_world_size(group) > 1:
+            self.offset, self.uncertainty = _offset_from_rank0(group, rounds, clock)
+        origin = torch.tensor([clock()], dtype=torch.float64)  # rank 0's "now" is every rank's zero
+        if dist.is_initialized() and dist.get_world_size(group) > 1:
+            dist.broadcast(origin, src=_global(group, 0), group=group)
+        self.origin = origin.item()
+
+    def now(self) -> float:
+        """Seconds since rank 0 created its Timeline, on rank 0's clock."""
+        return self.clock() + self.offset - self.origin
+
+    def record(self, name: str, start: float, end: float, **metadata) -> dict:
+        """Add a span whose ends (values of `now()`) you measured yourself; returns it."""
+        span = {"name": name, "start": start, "end": end, "rank": self.rank, **metadata}
+        self.spans.append(span)
+        return span
+
+    @contextlib.contextmanager
+    def span(self, name: str, **metadata):
+        """`with timeline.span("F", microbatch=3):` records the block's begin and end (also when it raises)."""
+        start = self.now()
+        try:
+            yield
+        finally:
+            self.record(name, start, self.now(), **metadata)
+
+
+def _global(group, group_rank: int) -> int:
+    return group_rank if group is None else dist.get_global_rank(group, group_rank)
+
+
+def _offset_from_rank0(group, rounds: int, clock) -> tuple[float, float]:
+    """Cristian's algorithm with every other rank in turn: (offset, half the shortest round trip) on this rank."""
+    me, buffer = dist.get_rank(group), torch.zeros(1, dtype=torch.float64)
+    best_offset, best_round_trip = 0.0, float("inf")
+    for peer in range(1, dist.get_world_size(group)):
+        for _ in range(rounds):
+            if me == 0:  # rank 0 answers each question with its time
+                dist.recv(buffer, src=_global(group, peer), group=group)
+                buffer[0] = clock()
+                dist.send(buffer, dst=_global(group, peer), group=group)
+            elif me == peer:
+                sent = clock()
+                dist.send(buffer, dst=_global(group, 0), group=group)
+                dist.recv(buffer, src=_global(group, 0), group=group)
+                received = clock()
+                if received - sent < best_round_trip:
+                    best_round_trip = received - sent
+                    best_offset = buffer.item() - (sent + received) / 2
+    return (best_offset, best_round_trip / 2) if me else (0.0, 0.0)
+
+
+def _by_rank(spans) -> list[list[dict]]:
+    """Spans given per rank (a list of lists, as `launch` returns them) or as one flat list with "rank" keys."""
+    spans = list(spans)
+    if spans and isinstance(spans[0], dict):
+        ranks = 1 + max(s["rank"] for s in spans)
+        return [[s for s in spans if s["rank"] == r] for r in range(ranks)]
+    return [list(rank_spans) for rank_spans in spans]
+
+
+def busy_seconds(spans: Iterable[dict]) -> float:
+    """Seconds covered by at least one of `spans` (overlapping spans count once)."""
+    busy, reach = 0.0, float("-inf")
+    for span in sorted(spans, key=lambda s: s["start"]):
+        start, end = max(span["start"], reach), span["end"]
+        busy += max(0.0, end - start)
+        reach = max(reach, end)
+    return busy
+
+
+def timeline_summary(spans, names: Iterable[str] | None = None) -> dict:
+    """{"makespan": last end - first start over all ranks, "busy": [per rank], "idle": [makespan - busy]}: seconds.
+
+    `names` keeps only spans with those names (e.g. the computations, not the waits) as busy time."""
+    per_rank = _by_rank(spans)
+    every = [s for rank_spans in per_rank for s in rank_spans]
+    makespan = max(s["end"] for s in every) - min(s["start"] for s in every) if every else 0.0
+    keep = set(names) if names is not None else None
+    busy = [busy_seconds(s for s in rank_spans if keep is None or s["name"] in keep) for rank_spans in per_rank]
+    return {"makespan": makespan, "busy": busy, "idle": [makespan - b for b in busy]}
+
+
+def plot_timeline(spans, *, ax=None, color: Callable[[dict], str] | None = None,
+                  label: Callable[[dict], str] | None = None, title: str | None = None, unit: str = "ms",
+                  row_name: str = "rank", start_at_zero: bool = True):
+    """A Gantt chart: one row per rank (per (rank, lane) when spans have a "lane"), one bar per span.
+
+    spans: per rank (what `launch` returns) or a flat list with "rank" keys. color(span) -> a matplotlib colour
+    (default: by name, `COLORS`, with a legend); label(span) -> the text in its bar (default: its "microbatch"). unit:
+    "ms", "s" or "" (times drawn as they are: a simulator's time units). row_name: "rank", or "stage" for a
+    simulation. Returns the matplotlib Axes.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    per_rank = _by_rank(spans)
+    every = [s for rank_spans in per_rank for s in rank_spans]
+    scale = {"ms": 1e3, "s": 1.0, "": 1.0}[unit]
+    zero = min((s["start"] for s in every), default=0.0) if start_at_zero else 0.0
+    rows = sorted({(s["rank"], s.get("lane", "")) for s in every})
+    if ax is None:
+        ax = plt.subplots(figsize=(11, 0.45 * len(rows) + 1.2))[1]
+    by_name = color is None
+    color = color or (lambda s: COLORS.get(s["name"], "tab:purple"))
+    label = label or (lambda s: str(s["microbatch"]) if "microbatch" in s else "")
+    for s in every:
+        y = rows.index((s["rank"], s.get("lane", "")))
+        left, width = (s["start"] - zero) * scale, (s["end"] - s["start"]) * scale
+        ax.barh(y, width, left=left, height=0.8, color=color(s), edgecolor="white", linewidth=0.5)
+        ax.text(left + width / 2, y, label(s), ha="center", va="center", fontsize=7, color="white", clip_on=True)
+    ax.set_yticks(range(len(rows)), [f"{row_name} {r}" + (f" {lane}" if lane else "") for r, lane in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel({"ms": "time (ms)", "s": "time (s)", "": "time"}[unit])
+    ax.set_xlim(left=0)
+    if by_name and every:  # a legend of the names drawn, beside the chart
+        order = list(COLORS)
+        names = sorted({s["name"] for s in every}, key=lambda n: (order.index(n) if n in order else len(order), n))
+        handles = [Patch(color=color({"name": name}), label=name) for name in names]
+        ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title)
+    return ax
