@@ -18,6 +18,7 @@ from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, fault
 from .launcher import default_backend, launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
 from .models import ModelConfig, TinyTransformer, random_batch
+from .overlap import OverlapWatch, overlap_summary, plot_overlap, watch_overlap
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",
     "fixed_layout_ddp", "per_parameter_allreduce",
     "ModelConfig", "TinyTransformer", "random_batch",
+    "OverlapWatch", "watch_overlap", "overlap_summary", "plot_overlap",
 ]
 __version__ = "0.1.0"
 
