@@ -84,13 +84,20 @@ def explain(step, init_scale, want_scales, events, interval):
     before = init_scale if step == 0 else float(want_scales[step - 1])
     after, event = float(want_scales[step]), events[step]
     if event["overflow"]:
-        return f"an inf/NaN in the gradients: GradScaler skipped the step and backed off from {show(before)}"
-    if event["tracker"] == 0:
-        kept = after == before
-        return (f"clean step number {interval} in a row: GradScaler " +
-                (f"kept {show(before)} (the grown scale would be inf in fp32)" if kept else
+        what = f"an inf/NaN in the gradients: GradScaler skipped the step and backed off from {show(before)}"
+    elif event["tracker"] == 0:
+        what = (f"clean step {interval} of growth_interval={interval}: GradScaler " +
+                (f"kept {show(before)} (the grown scale would be inf in fp32)" if after == before else
                  f"grew {show(before)} to {show(after)}"))
-    return f"clean step {event['tracker']} of growth_interval={interval}: GradScaler kept {show(before)}"
+    else:
+        what = f"clean step {event['tracker']} of growth_interval={interval}: GradScaler kept {show(before)}"
+    return what + ("; the step before had an inf/NaN" if step and events[step - 1]["overflow"] else "")
+
+
+def scaler_call(kwargs: dict) -> str:
+    """DynamicLossScaler(...) as the learner would write it, powers of two shown as such."""
+    shown = [f"{key}={show(value) if key == 'init_scale' else repr(value)}" for key, value in kwargs.items()]
+    return f"DynamicLossScaler({', '.join(shown)})".replace("=2^", "=2.0**")
 
 
 def compare_runs(where, got, want, scaler_kwargs):
@@ -173,16 +180,16 @@ def scaler_matches_gradscaler(student):
              (5, dict(growth_interval=5, init_scale=2.0**20), 0.01)]
     for seed, kwargs, rate in cases:
         upstreams, unscale_first = gradients(100 + seed, steps=2500, numel=6, overflow_rate=rate)
-        want = drive_and_compare(student, f"DynamicLossScaler(**{kwargs}), {rate:.0%} of steps with an inf/NaN",
+        want = drive_and_compare(student, f"{scaler_call(kwargs)}, {rate:.0%} of steps with an inf/NaN",
                                  kwargs, upstreams, unscale_first)
         overflows = sum(event["overflow"] for event in want[3])
-        print(f"{kwargs}: 2500 steps, {overflows} with an inf/NaN (planted or S*g past fp32), scales "
+        print(f"{scaler_call(kwargs)}: 2500 steps, {overflows} with an inf/NaN (planted or S*g past fp32), scales "
               f"{show(float(want[0].min()))} to {show(float(want[0].max()))}: every scale and weight as GradScaler")
 
 
 @check
 def scaler_skips_overflowing_steps(student):
-    """step() skips the optimizer on inf or NaN and returns None, else returns optimizer.step()'s value; unscale_ once."""
+    """step() skips the optimizer on inf/NaN (returns None), else returns optimizer.step()'s value; unscales once."""
     upstreams = torch.tensor([[1.0, 2.0, 3.0], [1.0, float("inf"), 3.0], [float("nan"), 2.0, 3.0],
                               [1.0, -float("inf"), 3.0], [3e38, 1.0, 1.0], [1.0, 2.0, 3.0], [0.5, 0.5, 0.5],
                               [float("nan"), float("inf"), 1.0], [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
@@ -207,7 +214,7 @@ def scaler_skips_overflowing_steps(student):
 
 @check
 def scaler_at_the_top_of_fp32(student):
-    """S is fp32: at the top of the range it stays (no inf, no clamp); odd initial scales and factors round as GradScaler."""
+    """S is fp32: at the top of the range it stays (no inf, no clamp); odd scales and factors round as GradScaler's."""
     small, _ = gradients(200, steps=40, numel=4, magnitudes=(-6, -3))  # S * g finite even at S = 2^127
     cases = [(dict(init_scale=2.0**126, growth_interval=1), small, "grows to 2^127, then stays"),
              (dict(init_scale=3e38, growth_factor=1.1, growth_interval=1), small, "3e38 * 1.1 fits, * 1.1 again not"),
@@ -221,8 +228,9 @@ def scaler_at_the_top_of_fp32(student):
         cases.append((kwargs, gradients(210 + seed, 400, 4, overflow_rate=0.05)[0], "odd factors: rounding to fp32"))
     for kwargs, upstreams, what in cases:
         unscale_first = [False] * len(upstreams)
-        want = drive_and_compare(student, f"DynamicLossScaler(**{kwargs}) ({what})", kwargs, upstreams, unscale_first)
-        print(f"{kwargs}: {len(upstreams)} steps, the scale ends at {show(float(want[0][-1]))}, as GradScaler")
+        want = drive_and_compare(student, f"{scaler_call(kwargs)} ({what})", kwargs, upstreams, unscale_first)
+        print(f"{scaler_call(kwargs)}: {len(upstreams)} steps, the scale ends at {show(float(want[0][-1]))}, "
+              "as GradScaler")
 
 
 @check
@@ -231,7 +239,7 @@ def scaler_state_dict_resumes(student):
     kwargs = dict(init_scale=2.0**8, growth_factor=1.5, backoff_factor=0.3, growth_interval=4)
     upstreams, unscale_first = gradients(300, steps=60, numel=4, overflow_rate=0.1)
     for resume_at in (5, 13, 22, 37):
-        drive_and_compare(student, f"DynamicLossScaler(**{kwargs}) saved after {resume_at} steps and loaded into "
+        drive_and_compare(student, f"{scaler_call(kwargs)} saved after {resume_at} steps and loaded into "
                           "DynamicLossScaler() (through torch.save and torch.load(weights_only=True))", kwargs,
                           upstreams, unscale_first, resume_at=resume_at)
     print("saved at 4 points (mid growth interval, just after an overflow), resumed into DynamicLossScaler() "
@@ -250,7 +258,7 @@ def scaler_rejects_bad_arguments(student):
         try:
             scale = student.call("make_scaler", kwargs)
         except StudentError as error:
-            raise AssertionError(f"DynamicLossScaler(**{kwargs}) is valid, but raised {error}") from None
+            raise AssertionError(f"{scaler_call(kwargs)} is valid, but raised {error}") from None
         assert scale == float(torch.tensor(kwargs["init_scale"], dtype=torch.float32)), (kwargs, scale)
     print("10 bad arguments raise ValueError; valid extremes (init_scale 1e-30 and 2^127, factors near 1) do not")
 
@@ -295,7 +303,7 @@ def scaler_trains_the_tiny_model(student):
     """Under DDP on 2 ranks with fp16 autocast, training with your scaler gives GradScaler's losses and scales."""
     for kwargs, steps in [(dict(init_scale=2.0**24, growth_interval=3), 12),
                           (dict(init_scale=2.0**30, growth_factor=1.5, backoff_factor=0.3, growth_interval=2), 10)]:
-        where = f"2 ranks, DDP, fp16 autocast, SGD, DynamicLossScaler(**{kwargs})"
+        where = f"2 ranks, DDP, fp16 autocast, SGD, {scaler_call(kwargs)}"
         results = student.launch("train_tiny", 2, args=(kwargs, TINY, steps, 0.1, 4, 16), timeout=120,
                                  collective_timeout=30)
         key = repr((sorted(kwargs.items()), steps))
@@ -312,7 +320,8 @@ def scaler_trains_the_tiny_model(student):
             assert_tensor(weights, want_weights, rtol=1e-5, atol=1e-6, where=f"{where}, rank {rank}: the final weights")
         skipped = sum(1 for a, b in zip([kwargs["init_scale"]] + want_scales.tolist(), want_scales.tolist()) if b < a)
         print(f"{where}: {steps} steps, {skipped} skipped on overflow, scale {show(kwargs['init_scale'])} -> "
-              f"{show(float(want_scales[-1]))}, loss {want_losses[0][0]:.3f} -> {want_losses[0][-1]:.3f}: as GradScaler")
+              f"{show(float(want_scales[-1]))}, loss {want_losses[0][0]:.3f} -> {want_losses[0][-1]:.3f}: "
+              "as GradScaler")
 
 
 # --- the buckets: DDP's own, from its reducer and from its bucketing function ---------------------------------------
@@ -427,7 +436,8 @@ def assign_buckets_matches_ddp(student):
         cap, first = (int(2 ** (torch.rand(1, generator=generator) * 16) + 1) for _ in range(2))
         cases.append(((sizes, cap, first), ddp_function(sizes, cap, first)))
     compare_buckets(student, cases, lambda i: f"random case {i + 1} (DDP's bucketing function)")
-    print("1500 random lists of sizes and limits: as DDP's bucketing function (dist._compute_bucket_assignment_by_size)")
+    print("1500 random lists of sizes and limits: as DDP's bucketing function "
+          "(dist._compute_bucket_assignment_by_size)")
 
 
 @check
