@@ -1,6 +1,8 @@
-"""Grade a folder of submissions with nbgrader: a grades CSV and one feedback page per student.
+"""Grade a folder of submissions: each student's code runs in a sandbox, each test is decided by a trusted check.
 
     python autograde/grade.py 01_data_parallelism path/to/submissions --out grading/ [--jobs 2]
+    python autograde/grade.py 01_data_parallelism path/to/submissions --out grading/shard-3 --shard 3/10   # a part
+    python autograde/merge.py grading/shard-* --out grading/all                                           # the whole
 
 Submissions, one folder per student (the folder's name is the student id: letters, digits, `_ . @ -`):
 
@@ -9,19 +11,28 @@ Submissions, one folder per student (the folder's name is the student id: letter
 
 Writes, in --out:
 
-    grades.csv                      one row per student: status, score, max_score, then each test cell's score
-    grades.json                     the same with each cell's maximum, and the seconds each student took to grade
+    grades.csv                      one row per student: status, score, max_score, seconds, sandbox, each test cell
+    grades.json                     the same with each cell's maximum, the shard, and what grading had to correct
     feedback/<student_id>/data_parallelism.html    the graded notebook: every check's output and score
     grading.log                     nbgrader's log (why a student's notebook could not be graded, if one could not)
 
+How (autograde/README.md has the threat model): nbgrader keeps the bookkeeping (gradebook, feedback), but its
+Execute step is autograde/sandboxed_execute.py: the student's cells run in bubblewrap (autograde/sandbox.py: no
+repository, no gradebook, no other submission, no network, no secrets), and each test cell scores what the trusted
+check autograde/checks/<assignment>.py::<grade_id> decides, in the grader, from plain data. Without bubblewrap the
+command refuses, unless --unsafe-no-sandbox (then the CSV's `sandbox` column says `none (unsafe)`).
+
+Limits: --budget seconds per student (default 300: past it, the sandbox and everything in it is killed and the
+remaining checks score 0), --cell-timeout seconds per notebook cell (default 60), printed output capped per cell.
+
 nbgrader's working state (gradebook.db, submitted/, autograded/, feedback/) goes to --work (default
 autograde/work/<assignment>, git-ignored), which is emptied first. With --jobs N the students are split into N
-groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/shard-<k>.
+groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/group-<k>.
+solutions/, exercises/, autograde/ and the submissions are hashed before and after: if anything changed, the
+command says what and exits 3. A manual score or extra credit that appears in the gradebook while grading is reset.
 
-Every check cell launches ranks with a deadline, so a submission that deadlocks or loops forever costs about 20 s
-per affected check and scores zero there; one that nbgrader cannot grade at all (e.g. not a notebook) is reported
-with status `grading failed`, and the others are graded all the same. Exit status: 0 when every submission was
-graded, 1 when some could not be (the CSV still lists everyone), 2 on a usage error.
+Exit status: 0 when every submission was graded, 1 when some could not be (the CSV still lists everyone), 2 on a
+usage error (or no sandbox), 3 when grading changed a file it must not.
 """
 from __future__ import annotations
 
@@ -39,11 +50,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
 from autograde import notebooks  # noqa: E402
+from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes  # noqa: E402
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
 LOG_FORMAT = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"
 WORK_MARKER = ".distlab-grading-work"
 GRADED, NOT_SUBMITTED, FAILED, INVALID_ID = "graded", "not submitted", "grading failed", "invalid student id"
+SANDBOXED, UNSAFE = "bubblewrap", "none (unsafe)"
 
 
 def main(argv=None) -> int:
@@ -57,6 +70,16 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="grade this many students side by side (default 1)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds after which a whole `nbgrader autograde` call is stopped (default: none)")
+    parser.add_argument("--budget", type=float, default=300.0,
+                        help="seconds one student's notebook may take in all, in its sandbox (default 300)")
+    parser.add_argument("--cell-timeout", type=float, default=60.0,
+                        help="seconds one cell of a student's notebook may run (default 60)")
+    parser.add_argument("--shard", type=parse_shard, default=(0, 1), metavar="K/N",
+                        help="grade only part K of N (K from 0 to N-1; students in sorted order, every N-th); "
+                             "combine the parts' --out folders with autograde/merge.py")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run students' code without bubblewrap (UNSAFE: a student can read the solutions and "
+                             "change grades); the CSV records it")
     args = parser.parse_args(argv)
 
     if args.assignment not in notebooks.assignments():
@@ -79,7 +102,18 @@ def main(argv=None) -> int:
     if work in [submissions, *submissions.parents] or submissions in work.parents:
         parser.error(f"--work {work} and the submissions folder {submissions} must not contain each other")
 
-    report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout)
+    from autograde.sandbox import sandbox_problem
+    problem = None if args.unsafe_no_sandbox else sandbox_problem()
+    if problem:
+        parser.error(f"refusing to grade without a sandbox: {problem}. (--unsafe-no-sandbox grades anyway, without "
+                     f"protection: only for code you trust)")
+    limits = {"sandbox": not args.unsafe_no_sandbox, "budget_s": args.budget, "cell_timeout_s": args.cell_timeout}
+    try:
+        report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout, limits,
+                       args.shard)
+    except FilesChanged as exc:
+        print(f"grading changed files it must not change:\n{exc}", file=sys.stderr)
+        return 3
     print(summary_table(report))
     failed = [s for s, r in report["students"].items() if r["status"] == FAILED]
     print(f"\ngrades: {args.out / 'grades.csv'}   feedback: {args.out / 'feedback'}/<student_id>/")
@@ -88,44 +122,65 @@ def main(argv=None) -> int:
     return 1 if failed else 0
 
 
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard takes K/N, e.g. 3/10; got {text!r}") from None
+    if not (n >= 1 and 0 <= k < n):
+        raise argparse.ArgumentTypeError(f"--shard K/N needs N >= 1 and 0 <= K < N; got {text!r}")
+    return k, n
+
+
 def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int = 1,
-          timeout: float | None = None) -> dict:
-    """Grade every student folder of `submissions`; write grades.csv, grades.json, feedback/, grading.log to `out`."""
+          timeout: float | None = None, limits: dict | None = None, shard: tuple[int, int] = (0, 1)) -> dict:
+    """Grade every student folder of `submissions` (or part `shard` = (K, N) of them); write grades.csv,
+    grades.json, feedback/, grading.log to `out`."""
+    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, **(limits or {})}
     names = [p.stem for p in notebooks.assignment_notebooks(assignment)]
     students = collect(submissions, assignment, names)
+    students = {s: info for i, (s, info) in enumerate(students.items()) if i % shard[1] == shard[0]}
+    guarded = [notebooks.SOLUTIONS, notebooks.EXERCISES, notebooks.AUTOGRADE, submissions.resolve()]
+    before = tree_hashes(guarded, skip=[work, out.resolve()])
     if work.exists():  # our own work folder from an earlier run (main() checked the marker)
         shutil.rmtree(work)
     work.mkdir(parents=True)
     (work / WORK_MARKER).write_text("nbgrader work folder of autograde/grade.py: emptied at each run\n")
+    source = work / "source"  # only the assignment's notebooks: nbgrader copies a source folder's other files
+    for path in notebooks.assignment_notebooks(assignment):
+        (source / assignment).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, source / assignment / path.name)
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "grading.log"
 
     to_grade = [s for s, info in students.items() if info["status"] == GRADED]
-    shards = [to_grade[k::jobs] for k in range(min(jobs, len(to_grade)))] or [[]]
-    shard_work = [work / f"shard-{k}" for k in range(len(shards))] if len(shards) > 1 else [work]
+    groups = [to_grade[k::jobs] for k in range(min(jobs, len(to_grade)))] or [[]]
+    group_work = [work / f"group-{k}" for k in range(len(groups))] if len(groups) > 1 else [work]
 
     with open(log_path, "w") as log:
-        _log(log, f"grading {assignment}: {len(to_grade)} submission(s) in {len(shards)} group(s); work folder {work}")
-        # one generate_assignment records the assignment (with its hidden tests) in a gradebook; shards copy it
+        _log(log, f"grading {assignment}: {len(to_grade)} submission(s) in {len(groups)} group(s); work folder {work}")
+        # one generate_assignment records the assignment in a gradebook; the groups copy it
         release = notebooks.run_nbgrader(["generate_assignment", assignment, "--force", f"--Application.log_format={LOG_FORMAT}"],
-                                         work=shard_work[0], release_dir=work / "release", log=log)
+                                         work=group_work[0], source_dir=source, release_dir=work / "release", log=log)
         if release.returncode != 0:
             raise SystemExit(f"nbgrader generate_assignment failed; see {log_path}")
-        for folder in shard_work[1:]:
+        for folder in group_work[1:]:
             folder.mkdir(parents=True)
-            shutil.copy(shard_work[0] / "gradebook.db", folder / "gradebook.db")
-        for folder, shard in zip(shard_work, shards):
-            for student in shard:
+            shutil.copy(group_work[0] / "gradebook.db", folder / "gradebook.db")
+        for folder, group in zip(group_work, groups):
+            for student in group:
                 for name, path in students[student]["files"].items():
                     dest = folder / "submitted" / student / assignment / f"{name}.ipynb"
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy(path, dest)
 
         started = time.time()
-        logs = _run_shards(["autograde", assignment, "--force"], shard_work, work, timeout, shards)
+        sandboxed = [f"--SandboxedExecute.sandbox={limits['sandbox']}", f"--SandboxedExecute.budget_s={limits['budget_s']}",
+                     f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}"]
+        logs = _run_groups(["autograde", assignment, "--force", *sandboxed], group_work, work, timeout, groups)
         _log(log, f"autograde took {time.time() - started:.1f} s")
-        _run_shards(["generate_feedback", assignment, "--force"], shard_work, work, None, shards)
-        for folder in shard_work:  # keep every shard's nbgrader output in the one log
+        _run_groups(["generate_feedback", assignment, "--force"], group_work, work, None, groups)
+        for folder in group_work:  # keep every group's nbgrader output in the one log
             for name in ("autograde.log", "generate_feedback.log"):
                 if (folder / name).exists():
                     log.write(f"\n===== {folder.name}: {name} =====\n" + (folder / name).read_text())
@@ -133,12 +188,15 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     cells = {}
     for path in notebooks.assignment_notebooks(assignment):
         cells.update(notebooks.test_cells(path))
-    for folder, shard in zip(shard_work, shards):
+    corrections = []
+    for folder, group in zip(group_work, groups):
         seconds = student_seconds(logs.get(folder, ""), folder)
-        scores = read_gradebook(folder / "gradebook.db", assignment, shard)
-        for student in shard:
+        corrections += reset_manual_scores(folder / "gradebook.db", assignment, group)
+        scores = read_gradebook(folder / "gradebook.db", assignment, group)
+        for student in group:
             info = students[student]
             info["seconds"] = seconds.get(student)
+            info["sandbox"] = SANDBOXED if limits["sandbox"] else UNSAFE
             info["gradebook"] = str(folder / "gradebook.db")
             graded = all((folder / "autograded" / student / assignment / f"{n}.ipynb").exists() for n in info["files"])
             if not graded or student not in scores:
@@ -151,10 +209,17 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
                     target = out / "feedback" / student / f"{name}.html"
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy(page, target)
-    report = {"assignment": assignment, "cells": cells, "students": students, "max_score": sum(cells.values())}
+    report = {"assignment": assignment, "cells": cells, "students": students, "max_score": sum(cells.values()),
+              "shard": list(shard), "limits": limits, "gradebook_corrections": corrections}
     write_csv(report, out / "grades.csv")
     with open(out / "grades.json", "w") as f:
         json.dump(report, f, indent=1, default=str)
+    if corrections:
+        print("reset in the gradebook (only the autograder's scores count):\n  " + "\n  ".join(corrections),
+              file=sys.stderr)
+    changed = compare_hashes(before, tree_hashes(guarded, skip=[work, out.resolve()]))
+    if changed:
+        raise FilesChanged("\n".join(changed))
     return report
 
 
@@ -176,14 +241,14 @@ def collect(submissions: Path, assignment: str, names: list[str]) -> dict:
     return students
 
 
-def _run_shards(args: list[str], folders: list[Path], work: Path, timeout, shards) -> dict:
-    """Run `nbgrader <args>` in every shard folder at once; return {folder: its log text}."""
+def _run_groups(args: list[str], folders: list[Path], work: Path, timeout, groups) -> dict:
+    """Run `nbgrader <args>` in every group's folder at once; return {folder: its log text}."""
     procs = []
-    for folder, shard in zip(folders, shards):
-        if not shard:
+    for folder, group in zip(folders, groups):
+        if not group:
             continue
         log = open(folder / f"{args[0]}.log", "w")
-        env = notebooks.nbgrader_env(folder, release_dir=work / "release")
+        env = notebooks.nbgrader_env(folder, source_dir=work / "source", release_dir=work / "release")
         command = [sys.executable, "-m", "nbgrader", *args, f"--Application.log_format={LOG_FORMAT}"]
         proc = subprocess.Popen(command, cwd=notebooks.AUTOGRADE, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
@@ -241,12 +306,12 @@ def write_csv(report: dict, path: Path) -> None:
     cells = list(report["cells"]) or sorted({c for r in report["students"].values() for c in r.get("cells", {})})
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["student_id", "status", "score", "max_score", "seconds", *cells])
+        writer.writerow(["student_id", "status", "score", "max_score", "seconds", "sandbox", *cells])
         for student, info in report["students"].items():
             scores = info.get("cells", {})
             writer.writerow([student, info["status"], _num(info.get("score", 0.0)),
                              _num(info.get("max_score", report["max_score"])), info.get("seconds", ""),
-                             *(_num(scores[c]) if c in scores else "" for c in cells)])
+                             info.get("sandbox", ""), *(_num(scores[c]) if c in scores else "" for c in cells)])
 
 
 def summary_table(report: dict) -> str:

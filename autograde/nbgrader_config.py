@@ -11,6 +11,7 @@ Use `python autograde/grade.py` and `python autograde/release.py` rather than ca
 these variables and put the environment's bin/ on PATH (nbgrader shells out to `alembic`).
 """
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -18,6 +19,12 @@ REPO = os.path.dirname(HERE)
 WORK = os.path.abspath(os.environ.get("DISTLAB_GRADING_WORK") or os.path.join(HERE, "work"))
 SOURCE = os.path.abspath(os.environ.get("DISTLAB_SOURCE_DIR") or os.path.join(REPO, "solutions"))
 RELEASE = os.path.abspath(os.environ.get("DISTLAB_RELEASE_DIR") or os.path.join(REPO, "exercises"))
+
+sys.path.insert(0, REPO)  # `autograde` is a folder of the repository: its sandboxed grading step is imported below
+from autograde.sandboxed_execute import SandboxedExecute  # noqa: E402
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,  # noqa: E402
+                                    SaveAutoGrades)
 
 c = get_config()  # noqa: F821 - injected by traitlets when it loads this file
 
@@ -30,11 +37,12 @@ c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(WORK, "gradebook.db")
 
-# One cell may launch ranks a few times; each launch has its own deadline (timeout=20 s, collective_timeout=5 s in
-# the test cells), so a stuck submission fails there first. This is the backstop for code that hangs in the kernel.
-c.Execute.timeout = 120
-c.Execute.interrupt_on_timeout = True
-c.Execute.raise_on_iopub_timeout = True
+# Autograding runs the student's code in a sandbox and decides each test cell with the trusted check of the same
+# grade_id (autograde/checks/<assignment>.py): SandboxedExecute takes the place of nbgrader's Execute; the rest of
+# nbgrader's steps (scores into the gradebook, output limits, feedback) are its own. Time limits: SandboxedExecute's
+# budget_s (per student) and cell_timeout_s (per cell of the notebook); grade.py sets them from its options.
+c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # What the student's notebook shows where a solution was (the source's "### BEGIN SOLUTION" block).
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -404,6 +404,31 @@ def test_exercises_hold_no_solution_code_or_hidden_tests(assignment):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_test_cell_has_a_trusted_check(assignment):
+    """The grader decides each test cell with the check of the same grade_id in autograde/checks/<assignment>.py
+    (run where the student's code never ran): one check per test cell, none for a cell that is not there."""
+    from autograde.checks._common import checks_of
+
+    cells = {}
+    for source in notebooks.assignment_notebooks(assignment):
+        cells.update(notebooks.test_cells(source))
+    checks = checks_of(assignment)
+    assert set(checks) == set(cells), (f"test cells without a check: {sorted(set(cells) - set(checks))}; checks "
+                                       f"without a test cell: {sorted(set(checks) - set(cells))}")
+    for name, fn in checks.items():
+        assert (fn.__doc__ or "").strip(), f"autograde/checks/{assignment}.py: {name} has no docstring"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_hidden_tests_live_in_the_trusted_checks(assignment):
+    """A hidden-test block in a notebook would never run at grading (the grader runs the trusted checks instead)."""
+    for source in notebooks.assignment_notebooks(assignment):
+        text = source.read_text()
+        assert notebooks.HIDDEN_TEST_MARKERS[0] not in text, (
+            f"{source.name} still has hidden tests: move their cases to autograde/checks/{assignment}.py")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_solution_source_is_runnable_code(assignment):
     for source in notebooks.assignment_notebooks(assignment):
         for grade_id, raw in notebooks.solution_cells(source).items():

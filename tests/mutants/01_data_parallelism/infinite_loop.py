@@ -1,5 +1,5 @@
 # replaces: ring_all_reduce
-# wrong: spins forever on every rank; each check's launch deadline (timeout=20 s) kills the ranks, and grading goes on
+# wrong: spins forever on every rank; each check's launch deadline (timeout=20 s) kills the ranks, the check fails at its first launch, and grading goes on
 # must-zero: ring_all_reduce_matches_builtin, ring_all_reduce_uneven_sizes, ring_all_reduce_in_place, ring_all_reduce_point_to_point_only, ring_all_reduce_bytes_match_cost, ring_all_reduce_subgroup
 # must-keep: ring_all_reduce_cost_values, average_gradients_matches_single_process, average_gradients_frozen_and_tied
 # max-seconds: 240

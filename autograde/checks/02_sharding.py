@@ -1,0 +1,245 @@
+"""Trusted checks of exercise set 02 (ZeRO sharding): one per test cell, named by its grade_id.
+
+Run by the grader, never in the sandbox: inputs are made and expected values computed here (the memory formula's
+closed forms; one-process training with the torch optimizer itself); the student's code runs in the sandbox through
+`student` (autograde/sandbox.py) and only plain data comes back.
+"""
+import importlib
+
+import torch
+
+from autograde.checks._common import assert_number, assert_raises, assert_tensor, check, generator
+
+ranks = importlib.import_module("autograde.checks.02_sharding_ranks")  # models, batches, reference training
+BATCH_SEED = int(torch.randint(2**31, (1,), generator=generator("02_sharding batches")))
+
+
+def batch(kind, step):
+    """Step `step`'s full batch, drawn from this grading run's secret seed (a notebook cannot know it in advance)."""
+    return ranks.batch(kind, step, seed=BATCH_SEED)
+
+
+LAUNCH = {"timeout": 20, "collective_timeout": 10}  # generous: the grader may share 2 cores with other gradings
+
+
+# --- Part 1: zero_memory_per_gpu ---------------------------------------------------------------------------------
+
+def expected_bytes(psi, n, stage, k=12):
+    """Bytes of model states per device (ZeRO, section 3.1): (4+K)Ψ, 4Ψ + KΨ/N, 2Ψ + (2+K)Ψ/N, (4+K)Ψ/N."""
+    return [(4 + k) * psi, 4 * psi + k * psi / n, 2 * psi + (2 + k) * psi / n, (4 + k) * psi / n][stage]
+
+
+def assert_memory_values(student, cases, rel=1e-12):
+    """zero_memory_per_gpu returns a float equal to `expected` for each (Ψ, N, stage, K or None, expected) of
+    `cases` (None: k is not passed, its default applies)."""
+    calls = [((psi, n, stage), {} if k is None else {"k": k}) for psi, n, stage, k, _ in cases]
+    results = student.call("zero_memory_values", calls)
+    assert isinstance(results, list) and len(results) == len(cases), "zero_memory_values: not one result per case"
+    for (psi, n, stage, k, expected), result in zip(cases, results):
+        where = f"zero_memory_per_gpu({psi!r}, {n}, {stage}{'' if k is None else f', k={k}'})"
+        assert result["is_float"], f"{where} must return a float, got {result['type']}"
+        assert_number(result["value"], expected, rel=rel, where=f"{where} (bytes per device)")
+
+
+@check
+def zero_memory_paper_example(student):
+    """zero_memory_per_gpu reproduces the ZeRO paper's example (7.5B parameters, 64 devices, K = 12) at every stage."""
+    paper = [120e9, 31.40625e9, 16.640625e9, 1.875e9]  # Figure 1 of the paper: 120, 31.4, 16.6 and 1.9 GB
+    assert_memory_values(student, [(7.5e9, 64, stage, 12, want) for stage, want in enumerate(paper)], rel=1e-9)
+    assert_memory_values(student, [(7.5e9, 64, stage, None, want) for stage, want in enumerate(paper)], rel=1e-9)
+    print("stages 0-3: 120, 31.4, 16.6 and 1.9 GB per device, as in the paper")
+
+
+@check
+def zero_memory_other_sizes(student):
+    """zero_memory_per_gpu is right for other model sizes, device counts and K, including N = 1 and N not dividing
+    Ψ."""
+    cases = [(1000, 1, stage, None) for stage in range(4)]  # one device: nothing to shard
+    cases += [(1000, 4, 3, 12), (1_000_003, 3, 0, None), (7, 1024, 3, 0), (10, 2, 1, 16)]
+    cases += [(1_000_003, 3, stage, None) for stage in range(4)]  # N does not divide Ψ
+    cases += [(1e9, 8, stage, 8) for stage in range(4)]  # K = 8: fp32 moments, no master copy
+    assert_memory_values(student, [(psi, n, stage, k, expected_bytes(psi, n, stage, 12 if k is None else k))
+                                   for psi, n, stage, k in cases])
+    print("N = 1, N not dividing Ψ, K = 0, 8, 12 and 16: right")
+
+
+@check
+def zero_memory_rejects_bad_input(student):
+    """zero_memory_per_gpu raises ValueError, with a message, for a stage outside 0-3, non-positive sizes or a
+    negative k."""
+    for args in [(1000, 4, 4), (1000, 4, -1), (1000, 4, 1.5), (1000, 0, 1), (0, 4, 1), (-10, 4, 3), (1000, -2, 2)]:
+        assert_raises(student, ValueError, "zero_memory_per_gpu", *args)
+    assert_raises(student, ValueError, "zero_memory_per_gpu", 1000, 4, 2, k=-1)
+    print("rejects stages 4, -1 and 1.5, zero or negative sizes, and k = -1")
+
+
+# --- Part 2: ShardedOptimizer --------------------------------------------------------------------------------------
+
+def shares(batches, world_size):
+    """Each rank's share of every batch: rank r gets the r-th slice (tensor_split) of each tensor, as a copy."""
+    return [[tuple(t.tensor_split(world_size)[rank].clone() for t in batch) for batch in batches]
+            for rank in range(world_size)]
+
+
+def train_on_ranks(student, kind, world_size, steps, optimizer_name, kwargs):
+    """ShardedOptimizer(torch.optim.<optimizer_name>) trained on `world_size` ranks, each with its share of the
+    batches; per rank, what rank_train returned."""
+    batches = [batch(kind, step) for step in range(steps)]
+    return student.launch("rank_train", world_size, args=(kind, optimizer_name, kwargs),
+                          rank_args=[(share,) for share in shares(batches, world_size)], **LAUNCH)
+
+
+def rank_state(result, expected, where):
+    """The state dict a rank returned, checked to hold every expected name as a tensor of the right dtype and shape."""
+    state = result.get("state") if isinstance(result, dict) else None
+    assert isinstance(state, dict), f"{where}: no state dict came back"
+    for name, want in expected.items():
+        got = state.get(name)
+        assert type(got) is torch.Tensor, f"{where}: {name} is {type(got).__name__}, not a tensor"
+        assert (got.dtype, got.shape) == (want.dtype, want.shape), (
+            f"{where}: {name} is {got.dtype} {tuple(got.shape)}, expected {want.dtype} {tuple(want.shape)}")
+    return state
+
+
+def assert_no_frozen_grad(result, where):
+    """The rank's own report (a claim) that no frozen parameter holds a gradient after training: only a notebook
+    that lies on purpose could hide one, and its frozen values are still checked against the reference."""
+    assert not result.get("frozen_with_grad"), (
+        f"{where}: frozen parameter(s) {sorted(result['frozen_with_grad'])} got a gradient")
+
+
+def assert_trains_like_one_process(student, kind, world_size, steps, optimizer_name, kwargs, rtol=1e-4, atol=1e-5):
+    """Every rank ends with identical parameters, those of torch.optim.<optimizer_name> on the full batches here."""
+    expected = ranks.train(kind, [batch(kind, step) for step in range(steps)], optimizer_name, kwargs)["state"]
+    results = train_on_ranks(student, kind, world_size, steps, optimizer_name, kwargs)
+    where = f"{kind} model, {world_size} ranks, {optimizer_name}{kwargs}, {steps} steps"
+    states = [rank_state(result, expected, f"{where}, rank {rank}") for rank, result in enumerate(results)]
+    for rank, (result, state) in enumerate(zip(results, states)):
+        assert_no_frozen_grad(result, f"{where}, rank {rank}")
+        for name in expected:
+            assert torch.equal(state[name], states[0][name]), (
+                f"{where}: rank {rank}'s {name} differs from rank 0's: the ranks must hold identical parameters")
+    for name, want in expected.items():  # identical on every rank: rank 0's are every rank's
+        assert_tensor(states[0][name], want, rtol=rtol, atol=atol,
+                      where=f"{where}: {name} differs from one-process training")
+    return states
+
+
+@check
+def sharded_optimizer_matches_adamw(student):
+    """ShardedOptimizer(AdamW) trains like AdamW in one process on the full batch, with identical parameters on every
+    rank (2 and 3 ranks, and a rank that owns nothing)."""
+    assert_trains_like_one_process(student, "mlp", 2, 10, "AdamW", {"lr": 0.01, "weight_decay": 0.1})
+    print("2 ranks, 10 steps of AdamW: same parameters as one process")
+    assert_trains_like_one_process(student, "mlp", 3, 10, "AdamW", {"lr": 0.01, "betas": (0.8, 0.99)})
+    print("3 ranks, 10 steps of AdamW with other betas: same parameters as one process")
+    assert_trains_like_one_process(student, "tiny", 3, 10, "AdamW", {"lr": 0.01})
+    print("3 ranks, a model of 2 tensors (a rank owns nothing): same parameters as one process")
+
+
+def sgd_factor(student, world_size):
+    """How many times the true average gradient one step of ShardedOptimizer(SGD) applied (1.0 when right)."""
+    before = {name: t.detach() for name, t in ranks.make_net("mlp").state_dict().items()}
+    expected = ranks.train("mlp", [batch("mlp", 0)], "SGD", {"lr": 0.1})["state"]
+    results = train_on_ranks(student, "mlp", world_size, 1, "SGD", {"lr": 0.1})
+    got = rank_state(results[0], expected, f"{world_size} ranks, one SGD step, rank 0")
+    moved = torch.cat([(got[name] - before[name]).flatten() for name in before])
+    should = torch.cat([(expected[name] - before[name]).flatten() for name in before])
+    return (moved @ should / (should @ should)).item()
+
+
+@check
+def sharded_optimizer_averages_gradients(student):
+    """ShardedOptimizer.step() averages the gradients over the ranks exactly once (checked with plain SGD, which
+    shows the scale; 2 and 4 ranks)."""
+    for world_size in (2, 4):
+        factor = sgd_factor(student, world_size)
+        assert abs(factor - 1) < 1e-3, (
+            f"{world_size} ranks: one SGD step moved the parameters by {factor:.3f} x the averaged gradient; expected "
+            f"1 ({world_size} would mean summed, not averaged; {1 / world_size:g} averaged twice; 0 never updated)")
+        print(f"{world_size} ranks: one SGD step applies the averaged gradient once")
+    assert_trains_like_one_process(student, "mlp", 2, 10, "SGD", {"lr": 0.05, "momentum": 0.9})
+    print("2 ranks: 10 steps of SGD with momentum match one process")
+
+
+@check
+def sharded_optimizer_tied_and_frozen(student):
+    """ShardedOptimizer handles a tied weight (one parameter) and a frozen layer (no gradient, never changed), on 2
+    and 3 ranks."""
+    frozen = {f"frozen.{name}": t.detach() for name, t in ranks.make_net("tied").frozen.state_dict().items()}
+    for world_size, steps, kwargs in [(2, 10, {"lr": 0.02}), (3, 12, {"lr": 0.02, "weight_decay": 0.05})]:
+        states = assert_trains_like_one_process(student, "tied", world_size, steps, "AdamW", kwargs)
+        for rank, state in enumerate(states):
+            for name, want in frozen.items():
+                assert torch.equal(state[name], want), f"{world_size} ranks, rank {rank}: the frozen layer changed"
+        print(f"{world_size} ranks: tied weight trained as one parameter, frozen layer untouched")
+
+
+# --- memory: measured from the optimizer state the ranks return --------------------------------------------------
+
+def state_nbytes(held):
+    """Bytes of the state tensors in `held` ([(parameter index, {key: tensor})]), measured here from the tensors."""
+    return sum(t.numel() * t.element_size() for _, tensors in held for t in tensors.values())
+
+
+def reference_state(kind, optimizer_name, kwargs):
+    """[(parameter index, {key: tensor})] that torch.optim.<optimizer_name> keeps after one full-batch step, here."""
+    model = ranks.make_net(kind)
+    ranks.loss_of(kind, model, *batch(kind, 0)).backward()
+    optimizer = getattr(torch.optim, optimizer_name)(model.parameters(), **kwargs)
+    optimizer.step()
+    return ranks.state_of([optimizer], list(model.parameters()))
+
+
+def layout(tensors):
+    """{key: (dtype, shape)} of one parameter's state tensors."""
+    return {key: (t.dtype, tuple(t.shape)) for key, t in tensors.items()}
+
+
+def assert_state_partitioned(results, reference, names, where):
+    """Each parameter that has optimizer state in one process has it on exactly one rank, with the same keys, dtypes
+    and shapes (tensors the ranks returned, from the optimizer_cls instances ShardedOptimizer made)."""
+    owners, wanted = {index: [] for index, _ in reference}, {index: layout(t) for index, t in reference}
+    for rank, result in enumerate(results):
+        for index, tensors in result["held"]:
+            assert index in owners, (f"{where}, rank {rank}: optimizer state for a tensor that is not one of the "
+                                     f"model's trainable parameters (give optimizer_cls the parameters themselves)")
+            owners[index].append(rank)
+            assert layout(tensors) == wanted[index], (f"{where}, rank {rank}: the state kept for {names[index]} is "
+                                                      f"{layout(tensors)}, the optimizer's is {wanted[index]}")
+    for index, holders in owners.items():
+        assert len(holders) == 1, (f"{where}: {names[index]} has optimizer state on ranks {holders}; exactly one rank, "
+                                   f"its owner, must keep it (with its own optimizer_cls instance)")
+
+
+def assert_kept_memory_report(results, plain, where):
+    """The ranks' own report (a claim) of what ShardedOptimizer kept allocated after step() (distlab.track_memory):
+    catches state or buffers kept beside the optimizer_cls instances, which the returned state cannot show."""
+    kept = [result["kept_bytes"] for result in results]
+    for rank, nbytes in enumerate(kept):
+        assert nbytes <= plain / 2, (f"{where}: rank {rank} kept {nbytes} bytes allocated after step(), AdamW alone "
+                                     f"keeps {plain} for the whole model: is the optimizer state really sharded?")
+    assert sum(kept) <= 1.6 * plain, (
+        f"{where}: the ranks together kept {sum(kept)} bytes allocated, {sum(kept) / plain:.2f} x AdamW's {plain}")
+
+
+@check
+def sharded_optimizer_state_is_sharded(student):
+    """Measured: the optimizer state ShardedOptimizer keeps after step() is at most half of AdamW's on each of 4 (and
+    3) ranks, each parameter's on one rank only, and all ranks together hold about one copy."""
+    kwargs = {"lr": 0.01}
+    reference = reference_state("wide", "AdamW", kwargs)
+    plain = state_nbytes(reference)
+    names = [name for name, _ in ranks.make_net("wide").named_parameters()]
+    for world_size in (4, 3):
+        where = f"{world_size} ranks"
+        x, y = batch("wide", 0)
+        results = student.launch("rank_optimizer_state", world_size, args=("wide", "AdamW", kwargs),
+                                 rank_args=[share[0] for share in shares([(x, y)], world_size)], **LAUNCH)
+        assert_state_partitioned(results, reference, names, where)
+        held = [state_nbytes(result["held"]) for result in results]
+        for rank, nbytes in enumerate(held):
+            assert nbytes <= plain / 2, (f"{where}: rank {rank} keeps {nbytes} bytes of optimizer state, AdamW alone "
+                                         f"keeps {plain} for the whole model: is the optimizer state really sharded?")
+        assert_kept_memory_report(results, plain, where)
+        print(f"{world_size} ranks: each keeps {held} bytes of optimizer state; AdamW alone keeps {plain}")

@@ -1,0 +1,129 @@
+"""Rank-side procedures of exercise set 02 (sharding): run in the sandbox, in the namespace of the student's notebook
+(they call `zero_memory_per_gpu` and `ShardedOptimizer` by name). They hold no expected values: what they return is
+checked by autograde/checks/02_sharding.py, in the grader. The grader also imports this file for the models, the
+batches and the one-process reference training (the same code as the notebook's "optimizer-harness" cell)."""
+import torch
+import torch.nn as nn
+
+import distlab
+
+
+def zero_memory_values(cases):
+    """zero_memory_per_gpu(*args, **kwargs) for each (args, kwargs) of `cases`: the value as a float, and the name
+    of its type and whether it is a float (the notebook's own report of the type)."""
+    results = []
+    for args, kwargs in cases:
+        got = zero_memory_per_gpu(*args, **kwargs)  # noqa: F821 - the student's definition
+        number = isinstance(got, (int, float)) and not isinstance(got, bool)
+        results.append({"is_float": isinstance(got, float), "type": type(got).__name__,
+                        "value": float(got) if number else None})
+    return results
+
+
+class TiedNet(nn.Module):
+    """A tiny language model: the output layer reuses the embedding's weight, and one layer is frozen."""
+
+    def __init__(self, vocab=11, dim=6):
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed = nn.Embedding(vocab, dim)
+        self.hidden = nn.Linear(dim, 7)  # 42 + 7 elements: nothing divides evenly
+        self.frozen = nn.Linear(7, dim)
+        self.frozen.requires_grad_(False)
+        self.out = nn.Linear(dim, vocab, bias=False)
+        self.out.weight = self.embed.weight  # tied
+
+    def forward(self, tokens):
+        return self.out(self.frozen(torch.tanh(self.hidden(self.embed(tokens)))))
+
+
+def make_net(kind):
+    """A fresh model, the same on every rank: "tied", "mlp", "tiny" (2 tensors) or "wide" (16 tensors)."""
+    torch.manual_seed(0)
+    if kind == "tied":
+        return TiedNet()
+    if kind == "mlp":
+        return nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3), nn.Tanh(), nn.Linear(3, 1))
+    if kind == "tiny":
+        return nn.Linear(5, 1)
+    return nn.Sequential(*[nn.Linear(16, 16) for _ in range(8)])
+
+
+def batch(kind, step, size=12, seed=100):
+    """The full batch of training step `step` for a `kind` model: (inputs, targets), drawn from `seed`."""
+    generator = torch.Generator().manual_seed(seed + step)
+    if kind == "tied":
+        tokens, targets = torch.randint(0, 11, (2, size, 3), generator=generator)
+        return tokens, targets
+    features = 5 if kind in ("mlp", "tiny") else 16
+    return torch.randn(size, features, generator=generator), torch.randn(size, 1, generator=generator)
+
+
+def loss_of(kind, model, x, y):
+    if kind == "tied":
+        return nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
+    out = model(x)
+    return nn.functional.mse_loss(out if kind == "mlp" else out.sum(1, keepdim=True), y)
+
+
+def plain_optimizer(params, optimizer_cls, **kwargs):
+    return optimizer_cls(params, **kwargs)
+
+
+def train(kind, batches, optimizer_name, kwargs, make_optimizer=plain_optimizer):
+    """Train a fresh `kind` model on `batches` with make_optimizer(params, torch.optim.<optimizer_name>, **kwargs);
+    returns its state dict and the names of the frozen parameters that hold a gradient at the end."""
+    model = make_net(kind)
+    optimizer = make_optimizer(model.parameters(), getattr(torch.optim, optimizer_name), **kwargs)
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss_of(kind, model, x, y).backward()
+        optimizer.step()
+    frozen_with_grad = [name for name, p in model.named_parameters() if not p.requires_grad and p.grad is not None]
+    return {"state": {name: t.detach().clone() for name, t in model.state_dict().items()},
+            "frozen_with_grad": frozen_with_grad}
+
+
+def rank_train(kind, optimizer_name, kwargs, batches):
+    """train() with ShardedOptimizer, on this rank's share of each batch."""
+    return train(kind, batches, optimizer_name, kwargs, ShardedOptimizer)  # noqa: F821 - the student's definition
+
+
+def recording(optimizer_cls):
+    """A subclass of optimizer_cls that keeps every instance made of it in a list (to read their state later)."""
+    made = []
+
+    class Recorded(optimizer_cls):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    Recorded.__name__ = Recorded.__qualname__ = optimizer_cls.__name__
+    return Recorded, made
+
+
+def state_of(optimizers, params):
+    """The state tensors of `optimizers`: (index of the parameter in `params`, or -1 for another tensor, {key: tensor})
+    for each tensor an optimizer keeps state for."""
+    index = {id(p): i for i, p in enumerate(params)}
+    return [(index.get(id(p), -1), {key: value.detach().clone() for key, value in state.items()
+                                    if isinstance(value, torch.Tensor)})
+            for optimizer in optimizers for p, state in optimizer.state.items()]
+
+
+def rank_optimizer_state(kind, optimizer_name, kwargs, x, y):
+    """One ShardedOptimizer step on this rank's share (x, y) of a batch; returns the state of every optimizer_cls
+    instance it made (copies) and the bytes distlab.track_memory saw kept by the optimizer (the rank's own report)."""
+    model = make_net(kind)
+    loss_of(kind, model, x, y).backward()
+    params = list(model.parameters())
+    storages = [p.untyped_storage().data_ptr() for p in params]
+    optimizer_cls, made = recording(getattr(torch.optim, optimizer_name))
+    with distlab.track_memory() as mem:  # what the optimizer allocates and keeps
+        optimizer = ShardedOptimizer(model.parameters(), optimizer_cls, **kwargs)  # noqa: F821
+        optimizer.step()
+        for p in params:
+            p.grad = None  # gradients are not optimizer state, even when step() made new ones
+    renewed = sum(p.untyped_storage().nbytes() for p, storage in zip(params, storages)
+                  if p.untyped_storage().data_ptr() != storage)  # a parameter given new storage is the model's
+    return {"held": state_of(made, params), "kept_bytes": mem.live - renewed}

@@ -1,0 +1,452 @@
+"""Trusted checks of exercise set 04 (tensor parallelism): one per test cell, named by its grade_id.
+
+Run by the grader, never in the sandbox: the weights, inputs, upstream gradients and targets are made here, and every
+expected value is computed here (nn.Linear, the MLP and F.cross_entropy in one process; Table 2 as closed forms). The
+student's code runs in the sandbox through `student` (autograde/sandbox.py), driven by the rank-side procedures of
+04_tensor_parallelism_ranks.py, and only plain tensors come back.
+"""
+import contextlib
+import importlib
+import math
+
+import torch
+import torch.nn.functional as F
+
+from autograde.checks._common import StudentError, assert_number, assert_raises, assert_tensor, check, generator
+
+ranks = importlib.import_module("autograde.checks.04_tensor_parallelism_ranks")  # rank_linear_from, for references
+LAUNCH = {"timeout": 30, "collective_timeout": 10}
+TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}  # fp32: the ranks sum partial products in another order than one process
+
+
+def randn(seed, *shape):
+    """The notebook's `inputs(seed, *shape)`, drawn from this grading run's secret seed (a notebook cannot know it in
+    advance): the same `seed` and shape give the same tensor within one run."""
+    return torch.randn(*shape, generator=generator(f"04 inputs {seed} {shape}"))
+
+
+def targets(seed, tokens, vocab):
+    """Vocabulary ids, drawn from this grading run's secret seed."""
+    return torch.randint(0, vocab, (tokens,), generator=generator(f"04 targets {seed} {tokens} {vocab}"))
+
+
+def group_of(rank, tp):
+    """The global ranks of `rank`'s tensor-parallel group (groups of `tp` consecutive ranks)."""
+    first = rank // tp * tp
+    return range(first, first + tp)
+
+
+@contextlib.contextmanager
+def naming(what):
+    """A StudentError raised inside says `what` was being run first."""
+    try:
+        yield
+    except StudentError as error:
+        raise StudentError(error.type_names, f"{what}: {error.message}", error.traceback, error.output) from None
+
+
+def launch_cases(student, name, world_size, cases, what):
+    """One launch of the rank-side procedure `name` on `world_size` ranks for several cases, each (its arguments,
+    a tuple of arguments per rank or None); per case, the list of the ranks' results. `what` names the cases."""
+    shared = [args for args, _ in cases]
+    mine = [[per_rank[rank] if per_rank else () for _, per_rank in cases] for rank in range(world_size)]
+    with naming(what):
+        results = student.launch("rank_cases", world_size, args=(name, shared), rank_args=[(m,) for m in mine],
+                                 **LAUNCH)
+    return [[results[rank][i] for rank in range(world_size)] for i in range(len(cases))]
+
+
+# --- Part 1: f and g ----------------------------------------------------------------------------------------------
+
+def check_f(student, world_size, cases):
+    """f on `world_size` ranks, one launch for all (groups of tp, seed) cases: identity forward, each rank's x.grad
+    the sum of its group's upstream gradients."""
+    made = {seed: (randn(seed, 3, 5), [randn(seed + 1 + rank, 3, 5) for rank in range(world_size)])  # x, upstreams
+            for _, seed in cases}
+    launches = [((tp, made[seed][0]), [(u,) for u in made[seed][1]]) for tp, seed in cases]
+    results = launch_cases(student, "rank_f", world_size, launches, f"f on {world_size} ranks")
+    for (tp, seed), got in zip(cases, results):
+        x, upstream = made[seed]
+        for rank, result in enumerate(got):
+            where, members = f"{world_size} ranks, TP groups of {tp}, rank {rank}", group_of(rank, tp)
+            assert_tensor(result["y"], x, **TOLERANCE, where=f"{where}: f's forward output (its input, unchanged)")
+            assert_tensor(result["x_grad"], torch.stack([upstream[k] for k in members]).sum(0), **TOLERANCE,
+                          where=f"{where}: x.grad after f's backward (the sum of the upstream gradients of ranks "
+                                f"{members[0]}..{members[-1]})")
+        print(f"{world_size} ranks, groups of {tp}: f is the identity forward and sums the gradients backward")
+
+
+@check
+def copy_to_tp_region_forward_backward(student):
+    """f: the forward pass returns the input unchanged; backward, each rank's input gradient is the sum over its
+    group."""
+    check_f(student, 2, [(2, 0)])
+    check_f(student, 4, [(4, 3), (2, 5)])
+
+
+def g_inputs(world_size, tp, seed):
+    """Each rank's partial sum, and the upstream gradients (the same on every rank of a group)."""
+    return ([randn(seed + rank, 4, 3) for rank in range(world_size)],
+            [randn(seed + 100 + rank // tp, 4, 3) for rank in range(world_size)])
+
+
+def check_g(student, world_size, cases):
+    """g on `world_size` ranks, one launch for all (groups of tp, seed) cases: the group's sum forward, the gradient
+    as is backward, the input left as it was."""
+    made = [g_inputs(world_size, tp, seed) for tp, seed in cases]
+    launches = [((tp,), list(zip(*inputs))) for (tp, _), inputs in zip(cases, made)]
+    results = launch_cases(student, "rank_g", world_size, launches, f"g on {world_size} ranks")
+    for (tp, _), (partial, upstream), got in zip(cases, made, results):
+        for rank, result in enumerate(got):
+            where = f"{world_size} ranks, groups of {tp}, rank {rank}"
+            assert_tensor(result["x_after"], partial[rank], exact=True, where=f"{where}: g's input after the call "
+                          "(g must not change its input in place: reduce a copy)")
+            assert_tensor(result["y"], torch.stack([partial[k] for k in group_of(rank, tp)]).sum(0), **TOLERANCE,
+                          where=f"{where}: g's forward output (the group's sum)")
+            assert_tensor(result["x_grad"], upstream[rank], **TOLERANCE, where=f"{where}: x.grad after g's backward "
+                          "(the upstream gradient itself: it is already the same on every rank)")
+        print(f"{world_size} ranks, groups of {tp}: g sums forward and passes the gradient through backward")
+
+
+@check
+def reduce_from_tp_region_forward_backward(student):
+    """g: the forward pass sums the ranks' partial tensors over the group; backward passes the gradient through as
+    is."""
+    check_g(student, 2, [(2, 0)])
+    check_g(student, 4, [(4, 7), (2, 9)])
+
+
+# --- Part 2: column- and row-parallel linear layers ---------------------------------------------------------------
+
+def linear_reference(seed, in_f, out_f, bias, lead):
+    """The full layer's weight and bias, input and upstream gradient, and what nn.Linear makes of them in one process:
+    (weight, bias, x, upstream, y, x.grad, weight.grad, bias.grad)."""
+    weight, full_bias = randn(seed, out_f, in_f) / math.sqrt(in_f), randn(seed + 1, out_f) if bias else None
+    linear = ranks.rank_linear_from(weight, full_bias)
+    x, upstream = randn(seed + 2, *lead, in_f), randn(seed + 3, *lead, out_f)
+    xx = x.clone().requires_grad_()
+    y = linear(xx)
+    (y * upstream).sum().backward()
+    return weight, full_bias, x, upstream, y.detach(), xx.grad, linear.weight.grad, linear.bias.grad if bias else None
+
+
+def block(t, tp, rank, dim=-1):
+    """`rank`'s block of `t` along `dim` in its group of `tp`."""
+    return t.chunk(tp, dim=dim)[rank % tp]
+
+
+def linear_launch(kind, flag, world_size, tp, reference):
+    """The launch arguments of one case: the full weight and bias for every rank, then each rank's input (full, or
+    its block for a row layer on a parallel input) and upstream gradient (its block for a column layer's block)."""
+    weight, bias, x, upstream = reference[:4]
+    x_blocks, upstream_blocks = kind == "row" and flag, kind == "column" and not flag
+    per_rank = [(block(x, tp, r) if x_blocks else x, block(upstream, tp, r) if upstream_blocks else upstream)
+                for r in range(world_size)]
+    return (kind, tp, flag, weight, bias), per_rank
+
+
+def verify_linear(kind, flag, world_size, case, reference, results):
+    """Each rank's registered parameters, output, x.grad and parameter gradients against nn.Linear's."""
+    tp, in_f, out_f, bias = case[:4]
+    y, x_grad, w_grad, b_grad = reference[4:]
+    option = {"column": "gather_output", "row": "input_is_parallel"}[kind] + f"={flag}"
+    for rank, got in enumerate(results):
+        where = f"{kind} layer, {option}, {in_f}->{out_f}, {world_size} ranks in groups of {tp}, rank {rank}"
+        names = ["bias", "weight"] if bias else ["weight"]
+        assert got["names"] == names, f"{where}: registered parameters {got['names']}, expected {names}"
+        assert_tensor(got["y"], block(y, tp, rank) if kind == "column" and not flag else y, **TOLERANCE,
+                      where=f"{where}: forward output")
+        assert_tensor(got["x_grad"], block(x_grad, tp, rank) if kind == "row" and flag else x_grad, **TOLERANCE,
+                      where=f"{where}: x.grad")
+        assert_tensor(got["weight_grad"], block(w_grad, tp, rank, 0 if kind == "column" else 1), **TOLERANCE,
+                      where=f"{where}: weight.grad (this rank's block of the full one)")
+        if bias:
+            assert_tensor(got["bias_grad"], block(b_grad, tp, rank) if kind == "column" else b_grad, **TOLERANCE,
+                          where=f"{where}: bias.grad")
+    print(f"{kind}, {option}: {world_size} ranks in groups of {tp} match nn.Linear (output, x.grad, weight.grad)")
+
+
+def check_linear(student, kind, flag, world_size, cases):
+    """The student's `kind` layer on `world_size` ranks against nn.Linear, one launch for all cases, each (groups of
+    tp, in_features, out_features, bias, seed, leading dimensions of the input)."""
+    references = [linear_reference(seed, in_f, out_f, bias, lead) for _, in_f, out_f, bias, seed, lead in cases]
+    launches = [linear_launch(kind, flag, world_size, case[0], ref) for case, ref in zip(cases, references)]
+    results = launch_cases(student, "rank_linear", world_size, launches, f"{kind} layers on {world_size} ranks")
+    for case, reference, got in zip(cases, references, results):
+        verify_linear(kind, flag, world_size, case, reference, got)
+
+
+@check
+def column_parallel_matches_linear(student):
+    """ColumnParallelLinear (block output): each rank's output, x.grad (full) and parameter grads (its block) are
+    right."""
+    check_linear(student, "column", False, 2, [(2, 6, 8, True, 0, (4,))])
+    check_linear(student, "column", False, 4, [(4, 5, 12, True, 11, (2, 3)), (2, 6, 4, False, 12, (4,))])
+
+
+@check
+def column_parallel_gather_output_backward(student):
+    """ColumnParallelLinear(gather_output=True): the full output on every rank; its backward keeps this rank's
+    block."""
+    check_linear(student, "column", True, 2, [(2, 6, 8, True, 0, (4,))])
+    check_linear(student, "column", True, 4, [(4, 3, 8, True, 13, (2, 5)), (2, 7, 6, False, 14, (4,))])
+
+
+@check
+def row_parallel_matches_linear(student):
+    """RowParallelLinear on this rank's block of the input: the full output with the bias once, and every gradient
+    right."""
+    check_linear(student, "row", True, 2, [(2, 8, 6, True, 0, (4,))])
+    check_linear(student, "row", True, 4, [(4, 12, 5, True, 15, (2, 3)), (2, 6, 3, False, 16, (4,))])
+
+
+@check
+def row_parallel_splits_full_input(student):
+    """RowParallelLinear(input_is_parallel=False) splits the full input itself; x.grad is the full gradient
+    everywhere."""
+    check_linear(student, "row", False, 2, [(2, 8, 6, True, 0, (4,))])
+    check_linear(student, "row", False, 4, [(4, 8, 3, True, 17, (3, 2)), (2, 10, 4, True, 18, (4,))])
+
+
+@check
+def parallel_linear_rejects_indivisible(student):
+    """Both layers raise ValueError (with a message) when the dimension they split is not divisible by the group's
+    size."""
+    layers = {"column": "ColumnParallelLinear", "row": "RowParallelLinear"}
+    for world_size, cases in [(2, [("column", 2, 4, 5), ("row", 2, 5, 4)]),
+                              (4, [("column", 4, 8, 6), ("row", 2, 7, 8)])]:
+        results = launch_cases(student, "rank_rejects", world_size, [(case, None) for case in cases],
+                               f"from_linear on {world_size} ranks")
+        for (kind, tp, in_f, out_f), got in zip(cases, results):
+            where = f"{layers[kind]}.from_linear(nn.Linear({in_f}, {out_f})), {world_size} ranks in groups of {tp}"
+            for rank, raised in enumerate(got):
+                assert raised is not None, f"{where}, rank {rank}: no ValueError"
+                assert "ValueError" in raised["type_names"], (f"{where}, rank {rank}: raised "
+                                                              f"{raised['type_names'][0]}: {raised['message']}; "
+                                                              "expected ValueError")
+                assert raised["message"].strip(), f"{where}, rank {rank}: the ValueError has no message"
+    print("5 output (column) or input (row) features on 2 ranks, 6 on 4, 7 on groups of 2: refused")
+
+
+def mlp_reference(seed, dim, lead):
+    """The MLP's weights, input and upstream gradient, and its output and gradients in one process."""
+    weights = [randn(seed, 4 * dim, dim) / math.sqrt(dim), randn(seed + 1, 4 * dim),
+               randn(seed + 10, dim, 4 * dim) / math.sqrt(4 * dim), randn(seed + 11, dim)]
+    up, down = ranks.rank_linear_from(*weights[:2]), ranks.rank_linear_from(*weights[2:])
+    x, upstream = randn(seed + 20, *lead, dim), randn(seed + 21, *lead, dim)
+    xx = x.clone().requires_grad_()
+    y = down(F.gelu(up(xx)))
+    (y * upstream).sum().backward()
+    grads = {"output": y.detach(), "x.grad": xx.grad, "up.weight.grad": up.weight.grad, "up.bias.grad": up.bias.grad,
+             "down.weight.grad": down.weight.grad, "down.bias.grad": down.bias.grad}
+    return (*weights, x, upstream), grads
+
+
+def check_mlp(student, world_size, cases):
+    """column, GeLU, row on `world_size` ranks, one launch for all (groups of tp, seed, dim, leading dims) cases."""
+    references = [mlp_reference(seed, dim, lead) for _, seed, dim, lead in cases]
+    launches = [((tp, *args), None) for (tp, *_), (args, _) in zip(cases, references)]
+    results = launch_cases(student, "rank_mlp", world_size, launches, f"the MLP on {world_size} ranks")
+    split = {"up.weight.grad": 0, "up.bias.grad": 0, "down.weight.grad": 1}  # the rest is whole on every rank
+    for (tp, *_), (_, full), got in zip(cases, references, results):
+        for rank, result in enumerate(got):
+            for name, want in full.items():
+                assert_tensor(result[name], block(want, tp, rank, split[name]) if name in split else want,
+                              **TOLERANCE, where=f"MLP on {world_size} ranks in groups of {tp}, rank {rank}: {name}")
+        print(f"MLP on {world_size} ranks in groups of {tp}: output and every gradient match one process")
+
+
+@check
+def tp_mlp_matches_single_process(student):
+    """A tensor-parallel MLP (column, GeLU, row: nothing sent in between) matches one process: output and every
+    gradient."""
+    check_mlp(student, 2, [(2, 0, 8, (2, 3))])
+    check_mlp(student, 4, [(4, 21, 8, (2, 3)), (2, 22, 6, (5,))])
+
+
+# --- Part 3: cross-entropy over a sharded vocabulary --------------------------------------------------------------
+
+def vocab_case(widths, tokens=6, seed=0, ignored=(), ignore_index=-100, scale=3.0, shift=0.0):
+    """Full logits, targets (`ignored` positions set to ignore_index), and F.cross_entropy's loss and gradient."""
+    vocab = sum(widths)
+    logits = (randn(seed, tokens, vocab) * scale + shift).requires_grad_()
+    target = targets(seed, tokens, vocab)
+    target[list(ignored)] = ignore_index
+    loss = F.cross_entropy(logits, target, ignore_index=ignore_index)
+    loss.backward()
+    return logits.detach(), target, loss.detach(), logits.grad
+
+
+def vocab_launch(widths, logits, target, ignore_index):
+    """The launch arguments of one case: the targets for every rank, each rank only its block of the logits."""
+    return (target, ignore_index), [(shard.clone(),) for shard in logits.split(widths, dim=1)]
+
+
+def describe_vocab_case(widths, tokens=6, seed=0, ignored=(), ignore_index=-100, scale=3.0, shift=0.0):
+    """How a message names a case of vocab_case's arguments."""
+    where = f"vocabulary split {widths}, {tokens} tokens, {len(ignored)} ignored (ignore_index={ignore_index})"
+    return where + (f", logits around {shift:g}" if shift else "")
+
+
+def check_vocab_ce(student, *cases):
+    """vocab_parallel_cross_entropy against F.cross_entropy for each case (vocab_case's arguments), one launch per
+    world size: the loss on every rank, and each shard's gradient."""
+    for world_size in dict.fromkeys(len(case["widths"]) for case in cases):
+        same = [case for case in cases if len(case["widths"]) == world_size]
+        made = [vocab_case(**case) for case in same]
+        launches = [vocab_launch(case["widths"], logits, target, case.get("ignore_index", -100))
+                    for case, (logits, target, _, _) in zip(same, made)]
+        results = launch_cases(student, "rank_vocab_ce", world_size, launches,
+                               f"vocab_parallel_cross_entropy on {world_size} ranks")
+        for case, (_, _, want, grad), got in zip(same, made, results):
+            where = describe_vocab_case(**case)
+            for rank, result in enumerate(got):
+                assert_tensor(result["loss"], want, **TOLERANCE, where=f"{where}, rank {rank}: loss (a 0-dim tensor)")
+                assert_tensor(result["grad"], grad.split(case["widths"], dim=1)[rank], **TOLERANCE,
+                              where=f"{where}, rank {rank}: gradient of its shard")
+            print(f"{where}: loss {want.item():.4f} and gradients match F.cross_entropy on every rank")
+
+
+@check
+def vocab_parallel_ce_matches_cross_entropy(student):
+    """vocab_parallel_cross_entropy on equal shards: the loss (on every rank) and each shard's gradient are right."""
+    check_vocab_ce(student, {"widths": [5, 5]}, {"widths": [8, 8, 8, 8], "tokens": 10, "seed": 31},
+                   {"widths": [16, 16], "tokens": 1, "seed": 32})
+
+
+@check
+def vocab_parallel_ce_uneven_shards(student):
+    """vocab_parallel_cross_entropy on uneven shards (3 ranks, an odd vocabulary): each rank finds its own offset."""
+    check_vocab_ce(student, {"widths": [4, 3, 4], "seed": 1}, {"widths": [2, 9, 6], "tokens": 12, "seed": 33},
+                   {"widths": [7, 1, 5, 3], "tokens": 9, "seed": 34})
+
+
+@check
+def vocab_parallel_ce_ignore_index(student):
+    """vocab_parallel_cross_entropy skips ignore_index targets in the loss and in the mean; all ignored gives nan."""
+    check_vocab_ce(student, {"widths": [5, 5], "tokens": 8, "seed": 2, "ignored": [1, 6]},
+                   {"widths": [4, 6, 5], "tokens": 10, "seed": 35, "ignored": [0, 3, 4, 9], "ignore_index": -1},
+                   {"widths": [6, 6, 6, 6], "tokens": 7, "seed": 36, "ignored": [2], "ignore_index": 0})
+    launch = vocab_launch([3, 3], randn(0, 3, 6) * 3, torch.full((3,), -100), -100)
+    (results,) = launch_cases(student, "rank_vocab_ce", 2, [launch], "every target ignored")
+    for rank, got in enumerate(results):
+        loss = got["loss"]
+        assert type(loss) is torch.Tensor and loss.dim() == 0, f"every target ignored, rank {rank}: not a 0-dim tensor"
+        assert loss.isnan(), f"every target ignored, rank {rank}: F.cross_entropy gives nan, got {loss}"
+    print("every target ignored: nan, like F.cross_entropy")
+
+
+@check
+def vocab_parallel_ce_large_logits(student):
+    """vocab_parallel_cross_entropy is numerically stable: logits in the thousands give the same loss and
+    gradients."""
+    check_vocab_ce(student, {"widths": [5, 5], "seed": 3, "scale": 30.0, "shift": 2000.0},
+                   {"widths": [3, 5, 4], "tokens": 9, "seed": 37, "scale": 50.0, "shift": -3000.0},
+                   {"widths": [8, 8], "tokens": 5, "seed": 38, "scale": 1.0, "shift": 500.0})
+
+
+# Loopback bytes of one launch (read by the grader from the sandbox's kernel: every rank's gloo traffic, TCP/IP headers
+# included) beyond what the lesson's rule counts: gloo connects every pair of ranks the first time they talk, about
+# 10 KB a pair with headers. Measured for the reference solution (one forward and backward, its first in the launch):
+# 10.4-10.7 KB in all for 32 tokens on 2 ranks ([512, 512]: 128 KB of logits), 65-66 KB for 64 tokens on 4 ranks
+# ([1000, 1500, 1200, 900]: 1.18 MB of logits); a variant that gathers per-token log-sum-exps in float64 8.2 KB and
+# 55 KB; gathering the full logits instead moves 135 KB and 4.6 MB. The rule: what the ranks send, less
+# LOOPBACK_BYTES_PER_PAIR for each pair of ranks, is under 1/8 of the bytes of all the shards of logits.
+LOOPBACK_BYTES_PER_PAIR = 12_000
+
+
+def check_bytes(student, tokens, widths, seed):
+    """One forward and backward on `widths`: the bytes on the wire are a few per token. (Whether the loss is right is
+    what the other vocabulary checks judge: this one measures the communication only.)"""
+    shards = [randn(seed + rank, tokens, width) for rank, width in enumerate(widths)]
+    target = targets(seed, tokens, sum(widths))
+    where = f"{tokens} tokens, vocabulary split {widths}"
+    with naming(where):
+        losses, sent = student.launch("rank_vocab_ce_loss", len(widths), args=(target,),
+                                      rank_args=[(shard,) for shard in shards], count_loopback=True, **LAUNCH)
+    for rank, loss in enumerate(losses):
+        assert type(loss) is torch.Tensor and loss.dim() == 0, f"{where}, rank {rank}: the loss is not a 0-dim tensor"
+    logits_bytes = sum(shard.nbytes for shard in shards)
+    connecting = LOOPBACK_BYTES_PER_PAIR * len(widths) * (len(widths) - 1) // 2
+    assert sent - connecting < logits_bytes / 8, (
+        f"{where}: the ranks sent {sent} bytes in all for one forward and backward (read from the sandbox's network, "
+        f"not counted by the ranks); beyond the {connecting} allowed for connecting the ranks, that is "
+        f"{sent - connecting}, not under 1/8 of the {logits_bytes} bytes of the shards of logits "
+        f"({logits_bytes // 8}): only a few numbers per token should cross ranks")
+    print(f"{where}: {sent} bytes on the wire in all, {logits_bytes} bytes of logits in the shards")
+
+
+@check
+def vocab_parallel_ce_moves_per_token_bytes(student):
+    """vocab_parallel_cross_entropy moves a few numbers per token: the bytes all ranks send (read from the sandbox's
+    loopback, less connecting the ranks) < 1/8 of the bytes of the shards of logits."""
+    check_bytes(student, 32, [512, 512], seed=0)
+    check_bytes(student, 64, [1000, 1500, 1200, 900], seed=39)
+
+
+# --- Part 4: activation memory per layer --------------------------------------------------------------------------
+
+def memory_cases():
+    """(args, kwargs, bytes) of Korthikanti et al. 2022, Table 2, written out for each case."""
+    tiny, sbh = (64, 2, 32, 4), 64 * 2 * 32  # the lesson's tiny model: s=64, b=2, h=32, a=4
+    s, b, h, a, t = 1024, 3, 2560, 40, 4
+    return [(tiny, {}, sbh * (34 + 5 * 4 * 64 / 32)),
+            (tiny, {"t": 2}, sbh * (10 + 24 / 2 + 5 * 4 * 64 / (32 * 2))),
+            (tiny, {"t": 2, "sequence_parallel": True}, sbh * (34 / 2 + 5 * 4 * 64 / (32 * 2))),
+            (tiny, {"t": 2, "recompute": "selective"}, sbh * (10 + 24 / 2)),
+            (tiny, {"t": 2, "sequence_parallel": True, "recompute": "selective"}, sbh * 34 / 2),
+            (tiny, {"t": 2, "recompute": "full"}, 2 * sbh),
+            (tiny, {"t": 2, "sequence_parallel": True, "recompute": "full"}, 2 * sbh / 2),
+            (tiny, {"t": 1, "sequence_parallel": True}, sbh * (34 + 5 * 4 * 64 / 32)),
+            (tiny, {"t": 1, "sequence_parallel": True, "recompute": "full"}, 2 * sbh),
+            ((s, b, h, a, t), {}, s * b * h * (10 + 24 / t + 5 * a * s / (h * t))),
+            ((s, b, h, a, t), {"sequence_parallel": True}, s * b * h * (34 / t + 5 * a * s / (h * t))),
+            ((s, b, h, a), {"recompute": "selective"}, s * b * h * 34),
+            ((s, b, h, a, 1), {}, s * b * h * (34 + 5 * a * s / h)),
+            ((7, 5, 6, 3, 3, True, "full"), {}, 2 * 7 * 5 * 6 / 3)]
+
+
+def table_2(s, b, h, a, t, sequence_parallel, recompute):
+    """Korthikanti et al. 2022, Table 2: a layer's bytes of activations, the row of (sequence_parallel, recompute)."""
+    sbh, attention_core = s * b * h, 5 * a * s / (h * t)
+    rows = {(False, "none"): sbh * (10 + 24 / t + attention_core), (True, "none"): sbh * (34 / t + attention_core),
+            (False, "selective"): sbh * (10 + 24 / t), (True, "selective"): sbh * 34 / t,
+            (False, "full"): 2 * sbh, (True, "full"): 2 * sbh / t}
+    return rows[sequence_parallel, recompute]
+
+
+def drawn_model():
+    """(s, b, h, a, t) drawn from this grading run's secret seed, t dividing a and h (a notebook cannot know it)."""
+    draw = generator("04 activation memory model")
+    number = lambda low, high: int(torch.randint(low, high + 1, (1,), generator=draw))  # noqa: E731
+    t = 2 ** number(0, 3)
+    a = t * number(1, 8)
+    return number(16, 4096), number(1, 16), a * number(8, 128), a, t
+
+
+@check
+def activation_memory_matches_formula(student):
+    """activation_memory_per_layer gives Table 2's bytes for every row, on the lesson's tiny model and a larger
+    one."""
+    s, b, h, a, t = drawn_model()
+    drawn = [((s, b, h, a, t), {"sequence_parallel": sp, "recompute": recompute}, table_2(s, b, h, a, t, sp, recompute))
+             for sp in (False, True) for recompute in ("none", "selective", "full")]
+    for args, kwargs, expected in memory_cases() + drawn:
+        got = student.call("rank_activation_memory", args, kwargs)
+        shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+        assert_number(got, expected, where=f"activation_memory_per_layer({shown})")
+    print("tiny model, s=1024, b=3, h=2560, a=40 and one more model: every row of Table 2")
+
+
+@check
+def activation_memory_rejects_bad_input(student):
+    """activation_memory_per_layer raises ValueError for non-positive sizes, t not dividing a or h, or a bad
+    recompute."""
+    for args, kwargs in [((64, 2, 32, 4), {"t": 3}), ((64, 2, 32, 4), {"recompute": "some"}),
+                         ((0, 2, 32, 4), {}), ((64, -1, 32, 4), {}), ((64, 2, 0, 4), {}), ((64, 2, 32, 0), {}),
+                         ((64, 2, 32, 4), {"t": 0}),
+                         ((64, 2, 36, 8), {"t": 8}),  # t divides a, not h
+                         ((64, 2, 32, 6), {"t": 4}),  # t divides h, not a
+                         ((64, 2, 32, 4), {"recompute": None})]:
+        assert_raises(student, ValueError, "activation_memory_per_layer", *args, **kwargs)
+    print("rejects non-positive sizes, t not dividing a or h, and an unknown recompute")

@@ -1,0 +1,136 @@
+"""Rank-side procedures of exercise set 04: run in the sandbox, in the namespace of the student's notebook (they call
+`copy_to_tp_region`, `ColumnParallelLinear`, `vocab_parallel_cross_entropy`, ... by name). They hold no expected
+values: they build the student's layers from the weights they are given, run them on the given tensors and return
+outputs and gradients as plain tensors, which autograde/checks/04_tensor_parallelism.py checks in the grader."""
+import numbers
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def rank_cases(name, shared, mine):
+    """Run the procedure `name` of RANK_PROCEDURES once per case, in order (one launch for several cases): case i
+    gets its arguments `shared[i]`, then this rank's own `mine[i]`; the list of what each case returned."""
+    procedure = RANK_PROCEDURES[name]
+    return [procedure(*args, *extra) for args, extra in zip(shared, mine)]
+
+
+def rank_tp_group(tp):
+    """Cut the ranks into groups of `tp` consecutive ranks (every rank makes every group, in order); this rank's group,
+    or None (every rank) when `tp` is the world size."""
+    world, rank = dist.get_world_size(), dist.get_rank()
+    if tp == world:
+        return None
+    groups = [dist.new_group(list(range(first, first + tp))) for first in range(0, world, tp)]
+    return groups[rank // tp]
+
+
+def rank_detached(t):
+    """A plain copy of a tensor the student's code returned (None stays None, anything else is returned as is)."""
+    return t.detach().clone() if isinstance(t, torch.Tensor) else t
+
+
+def rank_f(tp, x, upstream):
+    """f on this rank's copy of the full input `x`, back-propagated with this rank's own `upstream` gradient."""
+    group = rank_tp_group(tp)
+    x = x.clone().requires_grad_()
+    y = copy_to_tp_region(x, group)  # noqa: F821 - the student's definition
+    (y * upstream).sum().backward()
+    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad)}
+
+
+def rank_g(tp, x, upstream):
+    """g on this rank's partial tensor `x`, back-propagated with `upstream`; also returns `x` as it is afterwards."""
+    group = rank_tp_group(tp)
+    x = x.clone().requires_grad_()
+    y = reduce_from_tp_region(x, group)  # noqa: F821
+    (y * upstream).sum().backward()
+    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad), "x_after": rank_detached(x)}
+
+
+def rank_linear_from(weight, bias):
+    """An nn.Linear holding exactly the given full weight and bias (None: no bias)."""
+    linear = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
+    with torch.no_grad():
+        linear.weight.copy_(weight)
+        if bias is not None:
+            linear.bias.copy_(bias)
+    return linear
+
+
+def rank_parallel_layer(kind, linear, group, flag):
+    """The student's column (gather_output=flag) or row (input_is_parallel=flag) layer made from `linear`."""
+    if kind == "column":
+        return ColumnParallelLinear.from_linear(linear, group=group, gather_output=flag)  # noqa: F821
+    return RowParallelLinear.from_linear(linear, group=group, input_is_parallel=flag)  # noqa: F821
+
+
+def rank_layer_grads(layer):
+    """The layer's registered parameter names, and its weight's and bias's gradients (None where there is none)."""
+    bias = layer.bias
+    return {"names": sorted(name for name, _ in layer.named_parameters()),
+            "weight_grad": rank_detached(layer.weight.grad),
+            "bias_grad": None if bias is None else rank_detached(bias.grad), "has_bias": bias is not None}
+
+
+def rank_linear(kind, tp, flag, weight, bias, x, upstream):
+    """The student's layer from the full `weight`/`bias`, fed `x` (full, or this rank's block) and back-propagated
+    with `upstream` (full, or this rank's block); its output, x.grad and parameter gradients."""
+    layer = rank_parallel_layer(kind, rank_linear_from(weight, bias), rank_tp_group(tp), flag)
+    x = x.clone().requires_grad_()
+    y = layer(x)
+    (y * upstream).sum().backward()
+    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad), **rank_layer_grads(layer)}
+
+
+def rank_rejects(kind, tp, in_features, out_features):
+    """Build the student's layer from an nn.Linear whose split dimension the group's size does not divide; what it
+    raised (class names and message), or None if it raised nothing."""
+    group = rank_tp_group(tp)
+    try:
+        rank_parallel_layer(kind, nn.Linear(in_features, out_features), group, kind == "row")
+    except Exception as error:  # noqa: BLE001 - which exception it was is what the grader checks
+        return {"type_names": [c.__name__ for c in type(error).__mro__], "message": str(error)}
+    return None
+
+
+def rank_mlp(tp, up_weight, up_bias, down_weight, down_bias, x, upstream):
+    """column (from the up projection), GeLU, row (from the down projection); output, x.grad and every gradient."""
+    group = rank_tp_group(tp)
+    up = rank_parallel_layer("column", rank_linear_from(up_weight, up_bias), group, False)
+    down = rank_parallel_layer("row", rank_linear_from(down_weight, down_bias), group, True)
+    x = x.clone().requires_grad_()
+    y = down(F.gelu(up(x)))
+    (y * upstream).sum().backward()
+    grads = {f"{name}.{p}.grad": rank_detached(getattr(layer, p).grad) for name, layer in (("up", up), ("down", down))
+             for p in ("weight", "bias")}
+    return {"output": rank_detached(y), "x.grad": rank_detached(x.grad), **grads}
+
+
+def rank_vocab_ce(target, ignore_index, shard):
+    """vocab_parallel_cross_entropy on this rank's shard of the logits; the loss and the shard's gradient."""
+    shard = shard.clone().requires_grad_()
+    loss = vocab_parallel_cross_entropy(shard, target, ignore_index=ignore_index)  # noqa: F821
+    loss.backward()
+    return {"loss": rank_detached(loss), "grad": rank_detached(shard.grad)}
+
+
+def rank_vocab_ce_loss(target, shard):
+    """One forward and backward of vocab_parallel_cross_entropy; only the loss comes back (the launch's bytes are
+    counted by the grader)."""
+    return rank_vocab_ce(target, -100, shard)["loss"]
+
+
+def rank_activation_memory(args, kwargs):
+    """activation_memory_per_layer(*args, **kwargs); a real number (int, float, numpy, Fraction) comes back as a
+    float, anything else as it is."""
+    got = activation_memory_per_layer(*args, **kwargs)  # noqa: F821
+    if isinstance(got, numbers.Real) and not isinstance(got, bool):
+        return float(got)
+    return got
+
+
+RANK_PROCEDURES = {"rank_f": rank_f, "rank_g": rank_g, "rank_linear": rank_linear, "rank_rejects": rank_rejects,
+                   "rank_mlp": rank_mlp, "rank_vocab_ce": rank_vocab_ce}

@@ -1,0 +1,76 @@
+"""What every trusted check module uses: the `@check` mark and assertions on the plain data a sandbox sends back.
+
+A check is a function named by the grade_id of a test cell, taking the `student` (autograde.sandbox.Submission).
+It raises (AssertionError with a message that names the case) to score 0; what it prints is the cell's output.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import zlib
+from pathlib import Path
+
+import torch
+
+from autograde.sandbox import SandboxError, StudentError  # noqa: F401 - re-exported for the check modules
+
+CHECKS_DIR = Path(__file__).resolve().parent
+# Drawn once per grading process, so that a notebook cannot know the checks' inputs in advance (the checks are
+# public: with fixed seeds, a student could precompute the expected outputs). $DISTLAB_GRADING_SEED replays a run.
+GRADING_SEED = int(os.environ.get("DISTLAB_GRADING_SEED") or int.from_bytes(os.urandom(6), "big"))
+
+
+def generator(label: str) -> torch.Generator:
+    """A generator for one check's inputs: seeded from this grading run's secret seed and `label`."""
+    return torch.Generator().manual_seed(GRADING_SEED ^ zlib.crc32(label.encode()))
+
+
+def check(fn):
+    """Mark `fn` as the trusted check of the test cell whose grade_id is its name."""
+    fn.is_check = True
+    return fn
+
+
+def checks_of(assignment: str) -> dict:
+    """{grade_id: check function} of autograde/checks/<assignment>.py, in the order they are defined."""
+    module = importlib.import_module(f"autograde.checks.{assignment}")
+    return {name: fn for name, fn in vars(module).items() if getattr(fn, "is_check", False)}
+
+
+def rank_source(assignment: str) -> str:
+    """The rank-side procedures of an assignment (run in the sandbox), or "" if it has none."""
+    path = CHECKS_DIR / f"{assignment}_ranks.py"
+    return path.read_text() if path.exists() else ""
+
+
+def assert_tensor(got, expected: torch.Tensor, *, rtol=None, atol=None, exact=False, where=""):
+    """`got` is a plain torch.Tensor with `expected`'s dtype and shape, and close (or equal) values."""
+    prefix = f"{where}: " if where else ""
+    assert type(got) is torch.Tensor, f"{prefix}expected a torch.Tensor, got {type(got).__name__}"
+    assert got.dtype == expected.dtype, f"{prefix}dtype {got.dtype}, expected {expected.dtype}"
+    assert got.shape == expected.shape, f"{prefix}shape {tuple(got.shape)}, expected {tuple(expected.shape)}"
+    if exact:
+        assert torch.equal(got, expected), f"{prefix}values differ from the expected ones (exact comparison)"
+    else:
+        torch.testing.assert_close(got, expected, rtol=rtol, atol=atol, msg=lambda m: f"{prefix}{m}")
+
+
+def assert_number(got, expected: float, *, rel=1e-9, abs_tol=0.0, where=""):
+    """`got` is an int or float (not a bool) within `rel`/`abs_tol` of `expected`."""
+    prefix = f"{where}: " if where else ""
+    assert type(got) in (int, float), f"{prefix}expected a number, got {type(got).__name__} {got!r}"
+    assert math.isclose(got, expected, rel_tol=rel, abs_tol=abs_tol), f"{prefix}got {got!r}, expected {expected!r}"
+
+
+def assert_raises(student, exc_type: type, name: str, *args, **kwargs) -> StudentError:
+    """`name(*args, **kwargs)` raises `exc_type` (or a subclass) with a message; returns the error."""
+    shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+    try:
+        result = student.call(name, *args, **kwargs)
+    except StudentError as error:
+        assert exc_type.__name__ in error.type_names, (
+            f"{name}({shown}) raised {error.type_names[0]}: {error.message}; expected {exc_type.__name__}")
+        assert error.message.strip(), f"{name}({shown}) raised {exc_type.__name__} without a message"
+        return error
+    raise AssertionError(f"{name}({shown}) returned {result!r}; expected it to raise {exc_type.__name__}")

@@ -1,0 +1,378 @@
+"""One student's notebook code, run in a bubblewrap sandbox and driven from the grader: the `student` of a check.
+
+    from autograde.sandbox import Submission
+    with Submission(cells=["def f(x):\\n    return 2 * x"]) as student:
+        assert student.call("f", 21) == 42      # f ran in the sandbox; 42 came back as plain data
+
+The grader (this module, trusted) starts `autograde/worker.py` inside `bwrap`: a read-only system (/usr, /etc, the
+Python installation, the virtual environment, distlab's source), its own empty /tmp, its own PID, network (loopback
+only), IPC and user namespaces, no environment but a few harmless variables. The repository, the instructor's home,
+the gradebook, the other submissions and this module are not there to read. Requests and replies are frames of
+torch.save bytes on two pipes; replies are loaded with `weights_only=True` (plain data only: no code runs here on
+load) and then compared, by the checks, with values the grader computed itself.
+
+Time and output are bounded from here: every request has a deadline (within the student's whole budget); a request
+past it, or a worker that dies or writes an oversized or malformed frame, ends the sandbox — every process in it,
+`setsid` daemons too, since the PID namespace goes with it — and the next request starts a fresh one (up to
+MAX_RESTARTS times). Printed output is kept up to OUTPUT_CAP characters per request.
+"""
+from __future__ import annotations
+
+import fcntl
+import importlib.util
+import resource
+import io
+import os
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import torch
+
+WORKER = Path(__file__).resolve().parent / "worker.py"
+SANDBOX_WORKER = "/tmp/grader/worker.py"
+MAX_FRAME = 64 * 2**20  # bytes of one reply; a larger one ends the sandbox
+OUTPUT_CAP = 64 * 1024  # characters of printed output kept per request
+RAW_OUTPUT_CAP = 64 * 1024  # bytes kept of what the worker writes to its own stdout/stderr file descriptors
+MAX_RESTARTS = 2
+STUDENT_BUDGET_S = 300.0
+CELL_TIMEOUT_S = 60.0
+CALL_TIMEOUT_S = 60.0
+LAUNCH_MARGIN_S = 30.0  # beyond a launch's own deadline: the worker's distlab stops it first
+TMPFS_BYTES = 2 * 2**30  # the sandbox's /tmp and /dev/shm (in memory): a notebook cannot fill the grader's memory
+LIMITS = {"RLIMIT_NPROC": 4096,  # processes of the sandbox's user (a fork bomb stops there)
+          "RLIMIT_DATA": 8 * 2**30,  # heap and private memory per process
+          "RLIMIT_FSIZE": 2**30,  # bytes per file written
+          "RLIMIT_CORE": 0}
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
+
+
+BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
+
+
+def _tag_bytes(value):
+    if type(value) in (bytes, bytearray):
+        data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
+        return {BYTES_TAG: torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)}
+    if type(value) in (list, tuple):
+        return type(value)(_tag_bytes(v) for v in value)
+    if type(value) is dict:
+        return {k: _tag_bytes(v) for k, v in value.items()}
+    return value
+
+
+def _untag_bytes(value):
+    if type(value) is dict and set(value) == {BYTES_TAG} and type(value[BYTES_TAG]) is torch.Tensor:
+        return value[BYTES_TAG].numpy().tobytes()
+    if type(value) in (list, tuple):
+        return type(value)(_untag_bytes(v) for v in value)
+    if type(value) is dict:
+        return {k: _untag_bytes(v) for k, v in value.items()}
+    return value
+
+
+class StudentError(Exception):
+    """The student's code raised (in the sandbox). `type_names`: the exception's class and its bases."""
+
+    def __init__(self, type_names, message, traceback_text="", output=""):
+        self.type_names, self.message, self.traceback, self.output = list(type_names), message, traceback_text, output
+        super().__init__(f"{type_names[0] if type_names else 'Exception'}: {message}")
+
+
+class SandboxError(Exception):
+    """The sandbox stopped answering: a deadline passed, the worker died, or it broke the protocol."""
+
+
+def sandbox_problem() -> str | None:
+    """None when bubblewrap can run a sandbox here, else what is wrong and what to install."""
+    if shutil.which("bwrap") is None:
+        return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
+    probe = subprocess.run(["bwrap", *_isolation(), "--ro-bind", "/", "/", "--", "true"], capture_output=True,
+                           text=True, timeout=30)
+    if probe.returncode != 0:
+        return f"bubblewrap cannot make a sandbox here: {probe.stderr.strip()} (user namespaces may be disabled)"
+    return None
+
+
+def _isolation() -> list[str]:
+    return ["--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000", "--die-with-parent",
+            "--new-session"]
+
+
+def _read_only_paths() -> list[str]:
+    """What the sandbox may read: the system, Python, the virtual environment, distlab's source (not the repo)."""
+    spec = importlib.util.find_spec("distlab")
+    distlab_dir = Path(spec.origin).resolve().parent if spec and spec.origin else None
+    paths = ["/usr", "/etc", "/lib", "/lib64", "/bin", "/sbin", "/opt",
+             os.path.realpath(sys.base_prefix), sys.prefix, os.path.realpath(sys.prefix)]
+    if distlab_dir is not None:
+        paths.append(str(distlab_dir))
+    for entry in sys.path:  # site-packages outside the prefixes (a user site, a conda env), never the repo
+        if entry.endswith("site-packages") and os.path.isdir(entry):
+            paths.append(entry)
+    return list(dict.fromkeys(paths))
+
+
+def bwrap_command(python_path: str) -> list[str]:
+    command = ["bwrap", *_isolation()]
+    for path in _read_only_paths():
+        command += ["--ro-bind-try", path, path]
+    command += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
+                "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
+                "--ro-bind", str(WORKER), SANDBOX_WORKER, "--dir", "/tmp/home", "--chdir", "/tmp/home",
+                "--clearenv"]
+    for name, value in sandbox_env(python_path).items():
+        command += ["--setenv", name, value]
+    return command
+
+
+def sandbox_env(python_path: str) -> dict[str, str]:
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/tmp/home", "TMPDIR": "/tmp",
+           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "GLOO_SOCKET_IFNAME": "lo", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": python_path, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+    return env
+
+
+class Submission:
+    """A student's notebook code in a sandbox; `call` and `launch` run its definitions and bring plain data back."""
+
+    def __init__(self, cells: list[str], rank_source: str = "", *, sandbox: bool = True,
+                 budget_s: float = STUDENT_BUDGET_S, cell_timeout_s: float = CELL_TIMEOUT_S,
+                 rank_filename: str = "<rank-side procedures>"):
+        self.cells, self.rank_source, self.sandbox = list(cells), rank_source, sandbox
+        self.rank_filename = rank_filename
+        self.cell_timeout_s = cell_timeout_s
+        self.deadline = time.monotonic() + budget_s
+        self.budget_s = budget_s
+        self.process = None
+        self.restarts = -1
+        self.cell_results: list[dict] | None = None  # what each cell printed or raised, from the first start
+        self.raw_output = b""
+        self.printed: list[str] = []
+        self.errors_printed: list[str] = []
+
+    # --- what checks use ------------------------------------------------------------------------------------
+
+    def call(self, name: str, *args, timeout: float = CALL_TIMEOUT_S, **kwargs):
+        """`name(*args, **kwargs)` in the sandbox; its result as plain data, or StudentError if it raised.
+        Plain data: None, bool, int, float, str, bytes, plain CPU tensors, torch.dtype, and lists, tuples and dicts
+        of these (numpy numbers and arrays come back as numbers and tensors)."""
+        return self._result(self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs}, timeout))
+
+    def launch(self, name: str, world_size: int, args=(), kwargs=None, rank_args=None, timeout: float = 20,
+               collective_timeout: float = 5, count_loopback: bool = False):
+        """distlab.launch(name, world_size) in the sandbox; per-rank results (rank r also gets *rank_args[r]).
+        With count_loopback=True, returns (results, bytes the sandbox's loopback carried meanwhile)."""
+        request = {"op": "launch", "name": name, "world_size": world_size, "args": tuple(args),
+                   "kwargs": dict(kwargs or {}), "rank_args": [tuple(a) for a in rank_args] if rank_args else None,
+                   "timeout": timeout, "collective_timeout": collective_timeout}
+        self._ensure_started()
+        before = self.loopback_bytes()
+        reply = self._request(request, timeout + LAUNCH_MARGIN_S)
+        after = self.loopback_bytes()
+        results = self._result(reply)
+        return (results, after - before) if count_loopback else results
+
+    def has(self, name: str) -> bool:
+        """Whether the notebook defines a function or class `name` (top level)."""
+        return self._result(self._request({"op": "has", "name": name}, CALL_TIMEOUT_S)) is True
+
+    def loopback_bytes(self) -> int:
+        """Bytes sent on the sandbox's loopback interface so far (read from the kernel, outside the sandbox)."""
+        pid = self._inner_pid()
+        path = f"/proc/{pid}/net/dev" if pid else "/proc/net/dev"
+        for line in Path(path).read_text().splitlines():
+            name, _, fields = line.partition(":")
+            if name.strip() == "lo":
+                return int(fields.split()[8])  # transmit bytes
+        return 0
+
+    # --- lifecycle ------------------------------------------------------------------------------------------
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self.process is not None:
+            _kill(self.process)
+            self.process = None
+            for fd in (self._requests, self._replies):
+                os.close(fd)
+
+    def _ensure_started(self):
+        if self.process is not None and self.process.poll() is None:
+            return
+        self.close()
+        self.restarts += 1
+        if self.restarts > MAX_RESTARTS:
+            raise SandboxError(f"the notebook's code stopped its sandbox {MAX_RESTARTS + 1} times; not run again")
+        self._start()
+        results = []
+        for number, source in enumerate(self.cells, 1):
+            try:
+                reply = self._request({"op": "cell", "source": source}, self.cell_timeout_s, start=False)
+            except SandboxError as exc:
+                message = f"code cell {number} of the notebook (tests not counted) stopped it: {exc}"
+                results.append({"output": "", "error": {"type_names": ["SandboxError"], "message": message,
+                                                       "traceback": ""}})
+                break
+            results.append(reply)
+        if self.cell_results is None:
+            self.cell_results = results
+        if self.process is None:
+            raise SandboxError(results[-1]["error"]["message"] if results else "the sandbox stopped")
+        if self.rank_source:
+            self._result(self._request({"op": "define", "source": self.rank_source, "filename": self.rank_filename},
+                                       CALL_TIMEOUT_S, start=False))
+
+    def _start(self):
+        requests_read, self._requests = os.pipe()
+        self._replies, replies_write = os.pipe()
+        raw_read, raw_write = os.pipe()
+        python_path = str(Path(importlib.util.find_spec("distlab").origin).resolve().parents[1])
+        worker_args = [sys.executable, "-u", SANDBOX_WORKER if self.sandbox else str(WORKER),
+                       str(requests_read), str(replies_write)]
+        command = bwrap_command(python_path) + ["--"] + worker_args if self.sandbox else worker_args
+        env = None if self.sandbox else {**sandbox_env(python_path), "HOME": os.environ.get("HOME", "/tmp")}
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
+                                        pass_fds=(requests_read, replies_write), env=env, start_new_session=True,
+                                        cwd=None if self.sandbox else "/tmp", preexec_fn=_set_limits)
+        for fd in (requests_read, replies_write, raw_write):
+            os.close(fd)
+        self._raw_thread = threading.Thread(target=self._drain_raw, args=(raw_read,), daemon=True)
+        self._raw_thread.start()
+
+    def _drain_raw(self, fd):
+        with os.fdopen(fd, "rb", buffering=0) as raw:
+            while chunk := raw.read(65536):
+                if len(self.raw_output) < RAW_OUTPUT_CAP:
+                    self.raw_output += chunk[: RAW_OUTPUT_CAP - len(self.raw_output)]
+
+    def _inner_pid(self) -> int | None:
+        """A process inside the sandbox's namespaces (bwrap's child), to read its network counters."""
+        if not self.sandbox or self.process is None:
+            return None
+        try:
+            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        except OSError:
+            return None
+        return int(children[0]) if children else None
+
+    # --- requests -------------------------------------------------------------------------------------------
+
+    def _request(self, request: dict, timeout: float, start: bool = True) -> dict:
+        self._check_budget()
+        if start:
+            self._ensure_started()
+            self._check_budget()
+        limit = min(timeout, self.deadline - time.monotonic())
+        request = {**_tag_bytes(request), "id": os.urandom(8).hex()}  # a reply forged in advance can't match
+        buffer = io.BytesIO()
+        torch.save(request, buffer)
+        try:
+            self._send(struct.pack(">I", buffer.tell()) + buffer.getvalue(), limit)
+            reply = self._receive(limit)
+            if reply.get("id") != request["id"]:
+                raise SandboxError("the sandbox answered a request that was not asked (a forged reply)")
+            return reply
+        except SandboxError:
+            self.close()
+            raise
+
+    def _check_budget(self):
+        if time.monotonic() >= self.deadline:
+            self.close()
+            raise SandboxError(f"the submission used up its time budget of {self.budget_s:g} s")
+
+    def _send(self, data: bytes, limit: float):
+        deadline = time.monotonic() + limit
+        fcntl.fcntl(self._requests, fcntl.F_SETFL, os.O_NONBLOCK)
+        view = memoryview(data)
+        while view:
+            _, writable, _ = select.select([], [self._requests], [], max(deadline - time.monotonic(), 0))
+            if not writable:
+                raise SandboxError(f"the sandbox took no request for {limit:g} s")
+            try:
+                view = view[os.write(self._requests, view):]
+            except BrokenPipeError:
+                raise SandboxError(self._died()) from None
+
+    def _receive(self, limit: float) -> dict:
+        deadline = time.monotonic() + limit
+        header = self._read_exactly(4, deadline, limit)
+        (size,) = struct.unpack(">I", header)
+        if size > MAX_FRAME:
+            raise SandboxError(f"the sandbox sent a reply of {size} bytes (more than {MAX_FRAME})")
+        payload = self._read_exactly(size, deadline, limit)
+        try:
+            reply = torch.load(io.BytesIO(payload), weights_only=True)
+        except Exception as exc:  # noqa: BLE001 - a reply that is not plain data
+            raise SandboxError(f"the sandbox's reply is not plain data (tensors, numbers, strings, lists, "
+                               f"dicts): {str(exc).splitlines()[0][:300]}") from None
+        if not isinstance(reply, dict) or "output" not in reply:
+            raise SandboxError("the sandbox's reply is malformed")
+        reply = _untag_bytes(reply)
+        reply["output"] = str(reply["output"])[:OUTPUT_CAP + 200]  # + the worker's note of what it left out
+        reply["stderr"] = str(reply.get("stderr", ""))[:OUTPUT_CAP + 200]
+        self.printed.append(reply["output"])
+        self.errors_printed.append(reply["stderr"])
+        return reply
+
+    def take_printed(self) -> tuple[str, str]:
+        """What the student's code printed on stdout and on stderr since the last call of this method."""
+        printed, errors = "".join(self.printed)[:OUTPUT_CAP + 200], "".join(self.errors_printed)[:OUTPUT_CAP + 200]
+        self.printed, self.errors_printed = [], []
+        return printed, errors
+
+    def _read_exactly(self, size: int, deadline: float, limit: float) -> bytes:
+        data = b""
+        while len(data) < size:
+            readable, _, _ = select.select([self._replies], [], [], max(deadline - time.monotonic(), 0))
+            if not readable:
+                raise SandboxError(f"no answer from the notebook's code within {limit:g} s (stopped)")
+            chunk = os.read(self._replies, min(size - len(data), 2**20))
+            if not chunk:
+                raise SandboxError(self._died())
+            data += chunk
+        return data
+
+    def _died(self) -> str:
+        code = self.process.wait(timeout=5) if self.process is not None else None
+        tail = self.raw_output[-2000:].decode(errors="replace").strip()
+        return f"the notebook's code ended its process (exit status {code})" + (f": {tail}" if tail else "")
+
+    @staticmethod
+    def _result(reply: dict):
+        if "error" in reply:
+            error = reply["error"] or {}
+            raise StudentError(error.get("type_names") or ["Exception"], str(error.get("message", "")),
+                               str(error.get("traceback", "")), reply.get("output", ""))
+        return reply.get("result")
+
+
+def _set_limits() -> None:
+    """In the child, before bwrap starts: resource limits that everything in the sandbox inherits."""
+    for name, value in LIMITS.items():
+        kind = getattr(resource, name)
+        hard = resource.getrlimit(kind)[1]
+        resource.setrlimit(kind, (min(value, hard) if hard != resource.RLIM_INFINITY else value,) * 2)
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """End the sandbox: its whole session (bwrap and, through the PID namespace, everything inside)."""
+    try:
+        os.killpg(process.pid, 9)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass

@@ -1,0 +1,116 @@
+"""nbgrader's Execute step, replaced: the student's cells run in a sandbox, the verdicts are decided here.
+
+nbgrader keeps the bookkeeping (gradebook, autograded notebooks, feedback pages): nbgrader_config.py puts
+`SandboxedExecute` where `Execute` was in `Autograde.autograde_preprocessors`. For each notebook it
+1. runs the notebook's code cells, except the test cells, in one `autograde.sandbox.Submission` (bubblewrap);
+2. runs, here in the grader, the trusted check `autograde/checks/<assignment>.py::<grade_id>` of each test cell;
+3. writes what happened as the cells' outputs: what a check printed, and an `error` output when it failed, which
+   nbgrader's SaveAutoGrades then scores 0 (and full points otherwise).
+Nothing the student's code does reaches this process but plain data, so patching torch, the test cells or IPython
+in their notebook changes nothing here.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+import traceback
+
+from nbformat.v4 import new_output
+from traitlets import Bool, Float
+
+from autograde.checks._common import checks_of, rank_source
+from autograde.sandbox import CELL_TIMEOUT_S, STUDENT_BUDGET_S, SandboxError, StudentError, Submission
+
+try:
+    from nbgrader.preprocessors import NbGraderPreprocessor
+except ImportError:  # pragma: no cover - only nbgrader imports this module
+    NbGraderPreprocessor = object
+
+
+class SandboxedExecute(NbGraderPreprocessor):
+    sandbox = Bool(True, help="Run the student's code in bubblewrap (False: unsafe, a plain process)").tag(config=True)
+    budget_s = Float(STUDENT_BUDGET_S, help="Seconds one student's notebook may take in all").tag(config=True)
+    cell_timeout_s = Float(CELL_TIMEOUT_S, help="Seconds one of the student's cells may take").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        assignment = resources["nbgrader"]["assignment"]
+        checks = checks_of(assignment)
+        code = [cell for cell in nb.cells if cell.cell_type == "code" and _grade_id(cell) not in checks]
+        started = time.monotonic()
+        with Submission([cell.source for cell in code], rank_source(assignment), sandbox=self.sandbox,
+                        budget_s=self.budget_s, cell_timeout_s=self.cell_timeout_s,
+                        rank_filename=f"autograde/checks/{assignment}_ranks.py") as student:
+            verdicts = {}
+            for grade_id, fn in checks.items():
+                if any(_grade_id(cell) == grade_id for cell in nb.cells):
+                    if student.cell_results is not None:
+                        student.take_printed()  # the cells' own output is shown in the cells, not here
+                    verdicts[grade_id] = run_check(fn, student)
+            for cell, result in zip(code, student.cell_results or []):
+                cell.outputs = _cell_outputs(result)
+        for cell in nb.cells:
+            if cell.cell_type == "code" and _grade_id(cell) in verdicts:
+                cell.outputs = verdicts[_grade_id(cell)]
+        cap_notebook_output(nb)
+        self.log.info("graded %s in the sandbox in %.1f s", resources["nbgrader"].get("student"),
+                      time.monotonic() - started)
+        return nb, resources
+
+
+def run_check(fn, student) -> list:
+    """The outputs of one test cell: what the check printed, and an error output if it failed."""
+    printed = io.StringIO()
+    error = None
+    try:
+        with contextlib.redirect_stdout(printed):
+            fn(student)
+    except StudentError as exc:
+        student_side = f"\n\nIn your code:\n{exc.traceback}" if exc.traceback else ""
+        error = ("StudentError", f"{exc}", f"{exc}{student_side}")
+    except SandboxError as exc:
+        error = ("SandboxError", str(exc), str(exc))
+    except AssertionError as exc:
+        error = ("AssertionError", str(exc), f"AssertionError: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a check that broke is a failed check, with its reason
+        error = (type(exc).__name__, str(exc), "".join(traceback.format_exception(exc))[-4000:])
+    student_out, student_err = student.take_printed()
+    if student_err.strip() and error is None:  # as nbgrader does: a check whose code wrote to stderr scores 0
+        error = ("StderrOutput", "your code wrote to stderr during this check (a warning would go to stdout)",
+                 f"your code wrote to stderr during this check:\n{student_err}")
+    text = (f"{student_out}" if student_out else "") + printed.getvalue()
+    outputs = [new_output("stream", name="stdout", text=text)] if text else []
+    if error is not None:
+        name, value, text = error
+        outputs.append(new_output("error", ename=name, evalue=value[:4000], traceback=text.splitlines()))
+    return outputs
+
+
+NOTEBOOK_OUTPUT_CAP = 2**20  # characters of stream output kept in one graded notebook (each cell: sandbox.OUTPUT_CAP)
+
+
+def cap_notebook_output(nb) -> None:
+    """Cut the students' printed output once the notebook holds NOTEBOOK_OUTPUT_CAP characters (errors stay)."""
+    room = NOTEBOOK_OUTPUT_CAP
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+                output["text"] = text[:room] + ("\n[... output cut: the notebook printed too much]\n"
+                                                if len(text) > room else "")
+                room = max(room - len(text), 0)
+
+
+def _cell_outputs(result: dict) -> list:
+    outputs = [new_output("stream", name="stdout", text=result["output"])] if result.get("output") else []
+    if result.get("stderr"):
+        outputs.append(new_output("stream", name="stderr", text=result["stderr"]))
+    if result.get("error"):
+        error = result["error"]
+        outputs.append(new_output("error", ename=str(error["type_names"][0]), evalue=str(error["message"]),
+                                  traceback=str(error.get("traceback", "")).splitlines()))
+    return outputs
+
+
+def _grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")

@@ -1,0 +1,38 @@
+"""Run an exercise set's trusted checks on one notebook in a sandbox, without nbgrader: for writing checks.
+
+    python autograde/try_checks.py 02_sharding                      # the reference solution
+    python autograde/try_checks.py 02_sharding path/to/notebook.ipynb
+    DISTLAB_GRADING_SEED=7 python autograde/try_checks.py 02_sharding   # replay one draw of the checks' inputs
+
+Prints each check's verdict and time. The real grading (scores, feedback) is autograde/grade.py.
+"""
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
+from autograde import notebooks  # noqa: E402
+from autograde.checks._common import GRADING_SEED, checks_of, rank_source  # noqa: E402
+from autograde.sandbox import Submission  # noqa: E402
+from autograde.sandboxed_execute import run_check  # noqa: E402
+
+
+def main(assignment: str, notebook: str | None = None) -> int:
+    (source,) = notebooks.assignment_notebooks(assignment)
+    cells = notebooks.read_notebook(notebook or source)["cells"]
+    checks = checks_of(assignment)
+    code = [notebooks.strip_solution_markers(notebooks.cell_source(c)) for c in cells
+            if c["cell_type"] == "code" and notebooks.grade_id(c) not in checks]
+    started, failed = time.monotonic(), 0
+    print(f"{assignment}: seed {GRADING_SEED}")
+    with Submission(code, rank_source(assignment)) as student:
+        for name, check in checks.items():
+            errors = [o for o in run_check(check, student) if o.get("output_type") == "error"]
+            failed += bool(errors)
+            verdict = f"FAILED: {errors[0]['evalue'][:500]}" if errors else "passed"
+            print(f"{time.monotonic() - started:6.1f} s  {name}: {verdict}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:3]))

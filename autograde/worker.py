@@ -1,0 +1,197 @@
+"""The grader's worker: runs ONE student's notebook code inside the sandbox and answers the grader's requests.
+
+    (started by autograde/sandbox.py inside bubblewrap; never run by hand)
+
+Everything in this process is the student's to change: their cells run here, so they can patch torch, builtins,
+this file's functions, anything. That is fine, because nothing here decides a grade. The grader (outside the
+sandbox) sends plain data in, gets plain data back (torch.save bytes that it loads with weights_only=True), and
+compares with values it computed itself. This file only has to be correct for honest submissions.
+
+Protocol: on the file descriptor given as argv[1] the grader writes frames (4-byte big-endian length, then torch.save bytes of a dict);
+on argv[2] this worker answers each request with one frame. Requests:
+    {"op": "cell", "source": str}                          run one notebook cell (IPython syntax)
+    {"op": "define", "source": str}                        run the rank-side procedures (plain Python)
+    {"op": "has", "name": str}                             whether the notebook defines a callable `name`
+    {"op": "call", "name", "args", "kwargs"}               call a top-level name of the notebook once
+    {"op": "launch", "name", "world_size", "args", "kwargs", "rank_args", "timeout", "collective_timeout"}
+Replies: {"output": str, "stderr": str, "result": ...} or {..., "error": {"type_names", "message", "traceback"}}:
+what the request printed on stdout and on stderr (warnings are shown on stdout), and its result or error.
+"""
+import io
+import os
+import struct
+import sys
+import traceback
+
+REQUESTS_FD, REPLIES_FD = 3, 4
+OUTPUT_CAP = 64 * 1024  # characters of printed output kept per request (the grader caps again)
+
+
+class CappedText(io.TextIOBase):
+    """A stdout/stderr stand-in that keeps the first OUTPUT_CAP characters and counts the rest."""
+
+    def __init__(self):
+        self.parts, self.kept, self.dropped = [], 0, 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = str(text)
+        room = max(OUTPUT_CAP - self.kept, 0)
+        self.parts.append(text[:room])
+        self.kept += min(len(text), room)
+        self.dropped += max(len(text) - room, 0)
+        return len(text)
+
+    def text(self):
+        note = f"\n[... {self.dropped} more characters of output not kept]\n" if self.dropped else ""
+        return "".join(self.parts) + note
+
+
+def describe(exc: BaseException) -> dict:
+    return {"type_names": [c.__name__ for c in type(exc).__mro__],
+            "message": str(exc)[:4000],
+            "traceback": "".join(traceback.format_exception(exc))[-8000:]}
+
+
+def read_exactly(stream, size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        chunk = stream.read(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def read_frame(stream):
+    header = read_exactly(stream, 4)
+    return None if header is None else read_exactly(stream, struct.unpack(">I", header)[0])
+
+
+def write_frame(stream, payload: bytes):
+    stream.write(struct.pack(">I", len(payload)) + payload)
+    stream.flush()
+
+
+BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
+
+
+def unwrap(value):
+    """A request's arguments as the grader meant them: tagged uint8 tensors back into bytes."""
+    if type(value) is dict and set(value) == {BYTES_TAG}:
+        return value[BYTES_TAG].numpy().tobytes()
+    if type(value) in (list, tuple):
+        return type(value)(unwrap(v) for v in value)
+    if type(value) is dict:
+        return {k: unwrap(v) for k, v in value.items()}
+    return value
+
+
+def plain(value):
+    """What the grader accepts: numpy's numbers and arrays as Python numbers and tensors, bytes tagged."""
+    if type(value) in (bytes, bytearray):
+        import torch
+        data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
+        return {BYTES_TAG: torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)}
+    kind = type(value).__module__
+    if kind == "numpy" and hasattr(value, "item") and getattr(value, "shape", None) == ():
+        return value.item()
+    if kind == "numpy" and hasattr(value, "shape"):
+        import torch
+        return torch.from_numpy(value.copy())
+    if type(value) in (list, tuple):
+        return type(value)(plain(v) for v in value)
+    if type(value) is dict:
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def make_rank_entry(fn, args, kwargs, rank_args):
+    """The function each rank runs: `fn(*args, *rank_args[rank], **kwargs)` (travels to the ranks by value)."""
+    def rank_entry():
+        import torch.distributed as dist
+        extra = tuple(rank_args[dist.get_rank()]) if rank_args else ()
+        return fn(*args, *extra, **kwargs)
+    return rank_entry
+
+
+def show_warning_on_stdout(message, category, filename, lineno, file=None, line=None):
+    """A warning is advice, not an error: on stdout, as the exercise notebooks' imports cells do."""
+    import warnings
+    print(warnings.formatwarning(message, category, filename, lineno, line), end="")
+
+
+class Worker:
+    def __init__(self):
+        import warnings
+
+        import distlab
+        distlab.warm_up()  # start the ranks' forkserver (it imports torch) while the notebook's cells run
+        from IPython.core.interactiveshell import InteractiveShell
+        warnings.showwarning = show_warning_on_stdout
+        self.namespace = {"__name__": "__main__"}
+        self.shell = InteractiveShell.instance(user_ns=self.namespace)
+
+    def handle(self, request: dict):
+        op = request["op"]
+        if op == "cell":
+            result = self.shell.run_cell(request["source"], store_history=False)
+            error = result.error_before_exec or result.error_in_exec
+            if error is not None and not isinstance(error, SystemExit):
+                raise error
+            return None
+        if op == "define":
+            exec(compile(request["source"], request.get("filename", "<rank-side procedures>"), "exec"), self.namespace)
+            return None
+        if op == "has":
+            return callable(self.namespace.get(request["name"]))
+        fn = self.namespace.get(request["name"])
+        if not callable(fn):
+            raise NameError(f"the notebook defines no function or class named {request['name']!r}")
+        args, kwargs = tuple(request.get("args") or ()), dict(request.get("kwargs") or {})
+        if op == "call":
+            return fn(*args, **kwargs)
+        if op == "launch":
+            import distlab
+            entry = make_rank_entry(fn, args, kwargs, request.get("rank_args"))
+            return distlab.launch(entry, request["world_size"], timeout=request["timeout"],
+                                  collective_timeout=request["collective_timeout"], backend="gloo")
+        raise ValueError(f"unknown request {op!r}")
+
+    def serve(self, requests, replies):
+        import torch
+        while (frame := read_frame(requests)) is not None:
+            request = unwrap(torch.load(io.BytesIO(frame), weights_only=True))
+            captured, errors = CappedText(), CappedText()
+            sys.stdout, sys.stderr = captured, errors
+            try:
+                reply = {"result": plain(self.handle(request))}
+            except BaseException as exc:  # noqa: BLE001 - every failure of the student's code is reported
+                reply = {"error": describe(exc)}
+            finally:
+                sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+            reply["output"], reply["stderr"], reply["id"] = captured.text(), errors.text(), request.get("id")
+            buffer = io.BytesIO()
+            try:
+                torch.save(reply, buffer)
+                torch.load(io.BytesIO(buffer.getvalue()), weights_only=True)  # what the grader will accept
+            except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled, or is not plain data
+                exc = TypeError(f"the result ({type(reply.get('result')).__name__}) is not plain data (tensors, "
+                                f"numbers, strings, bytes, lists, dicts): {str(exc).splitlines()[0][:300]}")
+                buffer = io.BytesIO()
+                torch.save({"output": reply["output"], "stderr": reply["stderr"], "id": reply["id"],
+                            "error": describe(exc)}, buffer)
+            write_frame(replies, buffer.getvalue())
+
+
+def main():
+    requests_fd, replies_fd = (int(a) for a in sys.argv[1:3]) if len(sys.argv) >= 3 else (REQUESTS_FD, REPLIES_FD)
+    requests = os.fdopen(requests_fd, "rb", buffering=0)
+    replies = os.fdopen(replies_fd, "wb", buffering=0)
+    Worker().serve(requests, replies)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""The grader's sandbox (autograde/sandbox.py) on its own: what a student's code can see, reach and leave behind.
+
+    pytest tests/test_sandbox.py
+
+Each test starts one bubblewrap sandbox (a few seconds: Python and torch start inside it).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from autograde.sandbox import OUTPUT_CAP, SandboxError, StudentError, Submission, sandbox_problem  # noqa: E402
+
+pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
+IMPORTS = "import torch\nimport torch.distributed as dist\nimport distlab"
+
+
+def test_call_brings_back_plain_data_and_student_errors():
+    cells = [IMPORTS, "def double(x):\n    return {'twice': 2 * x, 'n': len(x)}",
+             "def refuse(n):\n    raise ValueError(f'no {n}')"]
+    with Submission(cells) as student:
+        result = student.call("double", torch.arange(3))
+        assert torch.equal(result["twice"], torch.tensor([0, 2, 4])) and result["n"] == 3
+        with pytest.raises(StudentError) as raised:
+            student.call("refuse", 7)
+        assert raised.value.type_names[:2] == ["ValueError", "Exception"] and raised.value.message == "no 7"
+        assert student.has("double") and not student.has("nothing_of_that_name")
+
+
+def test_launch_gives_each_rank_its_own_arguments_and_counts_the_wire():
+    cells = [IMPORTS, "def total(scale, x):\n    dist.all_reduce(x)\n    return scale * x"]
+    with Submission(cells) as student:
+        inputs = [torch.full((2**16,), float(rank)) for rank in range(4)]
+        results, sent = student.launch("total", 4, args=(10,), rank_args=[(x,) for x in inputs], count_loopback=True)
+        assert all(torch.equal(r, torch.full((2**16,), 60.0)) for r in results)
+        assert sent >= 6 * 2**18, f"an all-reduce of 256 KiB on 4 ranks moves at least 1.5 MiB in all, got {sent}"
+
+
+def test_objects_that_are_not_plain_data_are_refused():
+    cells = ["import os, torch",
+             "class Liar(torch.Tensor):\n    def __eq__(self, other):\n        return True",
+             "class Payload:\n    def __reduce__(self):\n        return (os.system, ('touch /tmp/distlab-pwned-test',))",
+             "def liar():\n    return torch.zeros(2).as_subclass(Liar)", "def payload():\n    return Payload()"]
+    with Submission(cells) as student:
+        for name in ("liar", "payload"):
+            with pytest.raises((SandboxError, StudentError)):
+                student.call(name)
+    assert not Path("/tmp/distlab-pwned-test").exists()
+
+
+def test_the_sandbox_sees_no_repository_no_secrets_and_no_network():
+    probe = f"""
+import os, socket
+def look():
+    seen = {{'repo': os.path.exists({str(REPO / 'solutions')!r}), 'autograde': os.path.exists({str(REPO / 'autograde')!r}),
+            'env': sorted(k for k in os.environ if 'DISTLAB' in k or 'SECRET' in k), 'pids': sum(p.isdigit() for p in os.listdir('/proc'))}}
+    try:
+        socket.create_connection(('1.1.1.1', 80), timeout=2)
+        seen['net'] = True
+    except OSError:
+        seen['net'] = False
+    for folder in ({str(REPO)!r}, {str(Path.home())!r}, '/tmp', '/usr'):
+        try:  # a folder the sandbox may create in its own root: the real one must not change
+            open(os.path.join(folder, 'distlab-sandbox-wrote-here'), 'w').write('x')
+        except OSError:
+            pass
+    return seen
+"""
+    os.environ["DISTLAB_SECRET_FOR_TEST"] = "x"
+    try:
+        with Submission([probe]) as student:
+            seen = student.call("look")
+    finally:
+        del os.environ["DISTLAB_SECRET_FOR_TEST"]
+    assert seen["repo"] is False and seen["autograde"] is False and seen["env"] == [], seen
+    assert seen["net"] is False, seen
+    assert seen["pids"] < 20, f"the sandbox sees {seen['pids']} processes: not its own PID namespace?"
+    for folder in (REPO, Path.home(), Path("/tmp"), Path("/usr")):
+        assert not (folder / "distlab-sandbox-wrote-here").exists(), f"the sandbox wrote into the real {folder}"
+
+
+def test_closing_the_sandbox_ends_setsid_daemons():
+    marker = f"distlab-sandbox-test-{os.getpid()}"
+    cell = f"import subprocess\nsubprocess.Popen(['sh', '-c', 'sleep 600; echo {marker}'], start_new_session=True)"
+    with Submission([cell, "def ok():\n    return 1"]) as student:
+        assert student.call("ok") == 1
+        assert marker in subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True).stdout
+    time.sleep(0.5)
+    left = [l for l in subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True).stdout.splitlines()
+            if "pgrep" not in l]
+    assert not left, f"outlived its sandbox: {left}"
+
+
+def test_a_call_past_its_deadline_ends_the_sandbox_and_the_next_starts_fresh():
+    cells = ["import time", "def slow():\n    time.sleep(60)", "def fast():\n    return 'fresh'"]
+    with Submission(cells) as student:
+        started = time.monotonic()
+        with pytest.raises(SandboxError, match="no answer"):
+            student.call("slow", timeout=3)
+        assert time.monotonic() - started < 10
+        assert student.call("fast") == "fresh" and student.restarts == 1
+
+
+def test_the_budget_bounds_a_whole_submission():
+    cells = ["import time", "def slow():\n    time.sleep(60)"]
+    with Submission(cells, budget_s=8) as student:
+        started = time.monotonic()
+        for _ in range(5):
+            with pytest.raises(SandboxError):
+                student.call("slow")
+        assert time.monotonic() - started < 20
+        with pytest.raises(SandboxError, match="budget"):
+            student.call("slow")
+
+
+def test_output_is_capped_and_stderr_is_told_apart():
+    cells = ["import sys, warnings",
+             "def noisy():\n    print('x' * 10_000_000)\n    return 1",
+             "def advise():\n    warnings.warn('advice')\n    return 0",
+             "def complains():\n    print('oops', file=sys.stderr)\n    return 2"]
+    with Submission(cells) as student:
+        assert student.call("noisy") == 1
+        printed, errors = student.take_printed()
+        assert len(printed) <= OUTPUT_CAP + 200 and "more characters of output not kept" in printed and errors == ""
+        assert student.call("advise") == 0
+        printed, errors = student.take_printed()
+        assert "advice" in printed and errors == "", "a warning is shown on stdout"
+        assert student.call("complains") == 2
+        assert "oops" in student.take_printed()[1]
+
+
+def test_a_forged_reply_written_ahead_is_detected():
+    forge = """
+import io, os, struct, sys, torch
+def forge():
+    buffer = io.BytesIO()
+    torch.save({'output': '', 'stderr': '', 'result': 'forged'}, buffer)
+    os.write(int(sys.argv[-1]), struct.pack('>I', buffer.tell()) + buffer.getvalue())
+    return 'real'
+"""
+    with Submission([forge]) as student:
+        with pytest.raises(SandboxError, match="forged"):
+            student.call("forge")
+
+
+def test_a_cell_that_kills_its_process_stops_the_submission_after_a_few_restarts():
+    with Submission(["import os\nos._exit(3)", "def f():\n    return 1"]) as student:
+        for _ in range(4):
+            with pytest.raises(SandboxError):
+                student.call("f")
+        assert student.restarts >= 2
+
+
+def test_grading_refuses_without_bubblewrap(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PATH"} | {"PATH": str(tmp_path)}  # no bwrap on this PATH
+    (tmp_path / "subs").mkdir()
+    result = subprocess.run([sys.executable, str(REPO / "autograde" / "grade.py"), "01_data_parallelism",
+                             str(tmp_path / "subs"), "--out", str(tmp_path / "out")], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2 and "bubblewrap" in result.stderr and "--unsafe-no-sandbox" in result.stderr
+
+
+def test_memory_and_file_sizes_are_limited():
+    cells = ["import torch",
+             "def hog():\n    return torch.empty(20 * 2**30, dtype=torch.uint8).numel()",
+             "def fill():\n    try:\n        with open('/tmp/big', 'wb') as f:\n            for _ in range(3000):\n"
+             "                f.write(bytes(2**20))\n    except OSError as error:\n        return error.errno\n    return 0"]
+    with Submission(cells) as student:
+        with pytest.raises(StudentError, match="allocate"):
+            student.call("hog")
+        assert student.call("fill") == 27, "a file past the size limit (EFBIG)"
