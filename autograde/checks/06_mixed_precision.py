@@ -4,40 +4,38 @@ solutions/06_mixed_precision/mixed_precision.ipynb, named by the cell's grade_id
 They run in the grader's process, never where the learner's code runs. Every input is generated here and every
 expected value computed here: the scaler's with `torch.amp.GradScaler("cpu")` driven through the same gradients, the
 buckets with a real `DistributedDataParallel` (its reducer's rebuilt buckets, read after a few iterations) and with
-DDP's own bucketing function. What the learner's code returns, through the procedures of 06_mixed_precision_ranks.py,
-is only a claim, compared with those.
+DDP's own bucketing function. The inputs (gradients, overflow patterns, batches, caps, lists of sizes) are drawn
+from the grading run's secret seed (`generator(label)`). What the learner's code returns, through the procedures of
+06_mixed_precision_ranks.py, is only a claim, compared with those.
 """
 from __future__ import annotations
 
 import math
-import sys
 
-import cloudpickle
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from autograde.checks._common import StudentError, assert_raises, assert_tensor, check
-
-if __name__ in sys.modules:  # however the grader loaded this file, its functions travel to the ranks by value
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+from autograde.checks._common import StudentError, assert_raises, assert_tensor, check, generator
 
 TINY = dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64)  # the lesson's model
 
 
 # --- the scaler: gradients generated here, GradScaler's run as the reference ------------------------------------
 
-def gradients(seed, steps, numel, overflow_rate=0.0, nan_share=0.3, magnitudes=(-3, 1)):
+def gradients(label, steps, numel, overflow_rate=0.0, nan_share=0.3, magnitudes=(-3, 1), overflow_steps=()):
     """Random gradient rows, each its own magnitude (10^-3 to 10^1 by default), with an inf, a -inf or a NaN planted
-    in a random element at a fraction `overflow_rate` of the steps; and a mask of steps that call unscale_ first."""
-    generator = torch.Generator().manual_seed(seed)
+    in a random element at a fraction `overflow_rate` of the steps (and at `overflow_steps`); and a mask of the steps
+    that call unscale_ before step. Drawn from `generator(label)`."""
+    draw = generator(label)
     low, high = magnitudes
-    upstreams = torch.randn(steps, numel, generator=generator)
-    upstreams *= 10 ** (low + (high - low) * torch.rand(steps, 1, generator=generator))
-    for step in (torch.rand(steps, generator=generator) < overflow_rate).nonzero().flatten().tolist():
-        where, kind = torch.randint(numel, (1,), generator=generator).item(), torch.rand(1, generator=generator).item()
+    upstreams = torch.randn(steps, numel, generator=draw)
+    upstreams *= 10 ** (low + (high - low) * torch.rand(steps, 1, generator=draw))
+    planted = (torch.rand(steps, generator=draw) < overflow_rate).nonzero().flatten().tolist()
+    for step in sorted(set(planted) | set(overflow_steps)):
+        where, kind = torch.randint(numel, (1,), generator=draw).item(), torch.rand(1, generator=draw).item()
         upstreams[step, where] = float("nan") if kind < nan_share else float("inf") if kind < 0.8 else -float("inf")
-    unscale_first = (torch.rand(steps, generator=generator) < 0.3).tolist()
+    unscale_first = (torch.rand(steps, generator=draw) < 0.3).tolist()
     return upstreams, unscale_first
 
 
@@ -148,8 +146,8 @@ def drive_and_compare(student, where, scaler_kwargs, upstreams, unscale_first, l
 @check
 def scaler_scales_and_unscales(student):
     """scale(loss) is loss * S; unscale_ multiplies each gradient by float32(1/S) in place; get_scale() is a float."""
-    upstream = torch.tensor([0.5, 0.25, -1.0, 3.0, 1e-3, 7.0])
-    weights = torch.tensor([1.0, -2.0, 3.0, 0.5, 0.25, -1.5])
+    draw = generator("06 scale and unscale")
+    upstream, weights = torch.randn(2, 6, generator=draw) * 3
     for init_scale in (1024.0, 3.0, 12345.678, 2.0**-10, 1e30):
         where = f"DynamicLossScaler(init_scale={init_scale})"
         scaled, scaled_grad, grad, scale, is_float = student.call("scale_and_unscale", {"init_scale": init_scale},
@@ -174,12 +172,12 @@ def scaler_scales_and_unscales(student):
 @check
 def scaler_matches_gradscaler(student):
     """The scale and the weights after every step equal torch.amp.GradScaler("cpu")'s, through overflows and growth."""
-    cases = [(1, dict(growth_interval=1), 0.02), (2, dict(growth_interval=2), 0.05),
-             (3, dict(growth_interval=3, init_scale=2.0**10), 0.03),
-             (4, dict(growth_interval=4, growth_factor=4.0, backoff_factor=0.25), 0.05),
-             (5, dict(growth_interval=5, init_scale=2.0**20), 0.01)]
-    for seed, kwargs, rate in cases:
-        upstreams, unscale_first = gradients(100 + seed, steps=2500, numel=6, overflow_rate=rate)
+    cases = [(dict(growth_interval=1), 0.02), (dict(growth_interval=2), 0.05),
+             (dict(growth_interval=3, init_scale=2.0**10), 0.03),
+             (dict(growth_interval=4, growth_factor=4.0, backoff_factor=0.25), 0.05),
+             (dict(growth_interval=5, init_scale=2.0**20), 0.01)]
+    for kwargs, rate in cases:
+        upstreams, unscale_first = gradients(f"06 sequence {kwargs}", steps=2500, numel=6, overflow_rate=rate)
         want = drive_and_compare(student, f"{scaler_call(kwargs)}, {rate:.0%} of steps with an inf/NaN",
                                  kwargs, upstreams, unscale_first)
         overflows = sum(event["overflow"] for event in want[3])
@@ -190,13 +188,17 @@ def scaler_matches_gradscaler(student):
 @check
 def scaler_skips_overflowing_steps(student):
     """step() skips the optimizer on inf/NaN (returns None), else returns optimizer.step()'s value; unscales once."""
-    upstreams = torch.tensor([[1.0, 2.0, 3.0], [1.0, float("inf"), 3.0], [float("nan"), 2.0, 3.0],
-                              [1.0, -float("inf"), 3.0], [3e38, 1.0, 1.0], [1.0, 2.0, 3.0], [0.5, 0.5, 0.5],
-                              [float("nan"), float("inf"), 1.0], [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
-    for unscale_first, what in [([False] * 10, "step() alone"), ([True] * 10, "unscale_() then step()"),
-                                ([step % 2 == 0 for step in range(10)], "unscale_() every other step")]:
-        drive_and_compare(student, f"{what}, gradients {upstreams.tolist()}", dict(init_scale=4.0, growth_interval=2),
-                          upstreams, unscale_first, lr=0.5)
+    draw = generator("06 skips")
+    upstreams = torch.rand(12, 3, generator=draw) * 4 - 2
+    bad = torch.randperm(12, generator=draw)[:6].tolist()  # an inf, a -inf, a NaN, two of them, S * g past fp32
+    for step, (where, value) in zip(bad, [(0, math.inf), (1, -math.inf), (2, math.nan), ((0, 1), math.nan),
+                                          (1, 3e38), (2, -3e38)]):
+        upstreams[step, where] = value
+    for unscale_first, what in [([False] * 12, "step() alone"), ([True] * 12, "unscale_() then step()"),
+                                ([step % 2 == 0 for step in range(12)], "unscale_() every other step")]:
+        shown = [[float(f"{x:.3g}") for x in row] for row in upstreams.tolist()]
+        drive_and_compare(student, f"{what}, gradients {shown}", dict(init_scale=4.0, growth_interval=2), upstreams,
+                          unscale_first, lr=0.5)
     print("inf, -inf, NaN and S*g past fp32 skip the step (step() returns None); clean steps return the optimizer's "
           "value; after unscale_(), step() does not divide again")
     grad = student.call("unscale_twice", {"init_scale": 8.0}, False)
@@ -215,17 +217,18 @@ def scaler_skips_overflowing_steps(student):
 @check
 def scaler_at_the_top_of_fp32(student):
     """S is fp32: at the top of the range it stays (no inf, no clamp); odd scales and factors round as GradScaler's."""
-    small, _ = gradients(200, steps=40, numel=4, magnitudes=(-6, -3))  # S * g finite even at S = 2^127
+    small, _ = gradients("06 top small", steps=40, numel=4, magnitudes=(-6, -3))  # S * g finite even at 2^127
     cases = [(dict(init_scale=2.0**126, growth_interval=1), small, "grows to 2^127, then stays"),
              (dict(init_scale=3e38, growth_factor=1.1, growth_interval=1), small, "3e38 * 1.1 fits, * 1.1 again not"),
              (dict(init_scale=2.0**120, growth_factor=1.5, growth_interval=2), small, "1.5x steps to the top"),
-             (dict(init_scale=2.0**100, growth_interval=1), gradients(201, 300, 4, overflow_rate=0.02)[0],
+             (dict(init_scale=2.0**100, growth_interval=1), gradients("06 top", 300, 4, overflow_rate=0.02)[0],
               "S * g overflows near the top")]
-    for seed, kwargs in enumerate([dict(init_scale=12345.678, growth_factor=1.5, backoff_factor=0.3, growth_interval=2),
-                                   dict(init_scale=0.7, growth_factor=3.0, backoff_factor=0.9, growth_interval=1),
-                                   dict(init_scale=1e5, growth_factor=1.0001, backoff_factor=0.999, growth_interval=1),
-                                   dict(init_scale=33.3, growth_factor=2.5, backoff_factor=0.1, growth_interval=3)]):
-        cases.append((kwargs, gradients(210 + seed, 400, 4, overflow_rate=0.05)[0], "odd factors: rounding to fp32"))
+    for kwargs in [dict(init_scale=12345.678, growth_factor=1.5, backoff_factor=0.3, growth_interval=2),
+                   dict(init_scale=0.7, growth_factor=3.0, backoff_factor=0.9, growth_interval=1),
+                   dict(init_scale=1e5, growth_factor=1.0001, backoff_factor=0.999, growth_interval=1),
+                   dict(init_scale=33.3, growth_factor=2.5, backoff_factor=0.1, growth_interval=3)]:
+        cases.append((kwargs, gradients(f"06 odd {kwargs}", 400, 4, overflow_rate=0.05)[0],
+                      "odd factors: rounding to fp32"))
     for kwargs, upstreams, what in cases:
         unscale_first = [False] * len(upstreams)
         want = drive_and_compare(student, f"{scaler_call(kwargs)} ({what})", kwargs, upstreams, unscale_first)
@@ -237,13 +240,19 @@ def scaler_at_the_top_of_fp32(student):
 def scaler_state_dict_resumes(student):
     """A scaler built with other arguments that loads state_dict() continues exactly as the one that saved it."""
     kwargs = dict(init_scale=2.0**8, growth_factor=1.5, backoff_factor=0.3, growth_interval=4)
-    upstreams, unscale_first = gradients(300, steps=60, numel=4, overflow_rate=0.1)
-    for resume_at in (5, 13, 22, 37):
+    draw = generator("06 resume")
+    overflows = torch.randint(3, 55, (4,), generator=draw).tolist()
+    upstreams, unscale_first = gradients("06 resume", steps=60, numel=4, overflow_steps=overflows)
+    events = drive_and_compare(student, f"{scaler_call(kwargs)}, uninterrupted", kwargs, upstreams, unscale_first)[3]
+    just_after_overflow = next((s + 1 for s in range(59) if events[s]["overflow"]), 20)
+    mid_interval = next((s + 1 for s in range(59) if events[s]["tracker"] >= 2), 40)
+    for resume_at in sorted({just_after_overflow, mid_interval, 1, 59}):
         drive_and_compare(student, f"{scaler_call(kwargs)} saved after {resume_at} steps and loaded into "
                           "DynamicLossScaler() (through torch.save and torch.load(weights_only=True))", kwargs,
                           upstreams, unscale_first, resume_at=resume_at)
-    print("saved at 4 points (mid growth interval, just after an overflow), resumed into DynamicLossScaler() "
-          "through torch.save/torch.load(weights_only=True): every scale and weight as GradScaler's uninterrupted run")
+    print(f"saved after steps {sorted({just_after_overflow, mid_interval, 1, 59})} (right after an overflow, mid "
+          "growth interval), resumed into DynamicLossScaler() through torch.save/torch.load(weights_only=True): every "
+          "scale and weight as GradScaler's")
 
 
 @check
@@ -263,7 +272,7 @@ def scaler_rejects_bad_arguments(student):
     print("10 bad arguments raise ValueError; valid extremes (init_scale 1e-30 and 2^127, factors near 1) do not")
 
 
-def reference_training(scaler_kwargs, config_kwargs, steps, lr, batch, seq, world_size=2):
+def reference_training(scaler_kwargs, config_kwargs, steps, lr, batch, seq, batch_seed, world_size=2):
     """train_tiny's run in one process: DDP's gradient is the average of the ranks' (each divided by the world size,
     then summed: at 2 ranks the order of the sum does not matter), then GradScaler as usual."""
     from distlab.models import ModelConfig, TinyTransformer, random_batch
@@ -276,7 +285,7 @@ def reference_training(scaler_kwargs, config_kwargs, steps, lr, batch, seq, worl
     for step in range(steps):
         average = None
         for rank in range(world_size):
-            tokens, targets = random_batch(config, batch, seq, seed=rank)
+            tokens, targets = random_batch(config, batch, seq, seed=batch_seed + rank)
             with torch.autocast("cpu", dtype=torch.float16):
                 loss = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
             scaler.scale(loss).backward()
@@ -304,11 +313,12 @@ def scaler_trains_the_tiny_model(student):
     for kwargs, steps in [(dict(init_scale=2.0**24, growth_interval=3), 12),
                           (dict(init_scale=2.0**30, growth_factor=1.5, backoff_factor=0.3, growth_interval=2), 10)]:
         where = f"2 ranks, DDP, fp16 autocast, SGD, {scaler_call(kwargs)}"
-        results = student.launch("train_tiny", 2, args=(kwargs, TINY, steps, 0.1, 4, 16), timeout=120,
+        batch_seed = int(torch.randint(2**30, (1,), generator=generator(f"06 training {kwargs}")))
+        results = student.launch("train_tiny", 2, args=(kwargs, TINY, steps, 0.1, 4, 16, batch_seed), timeout=120,
                                  collective_timeout=30)
-        key = repr((sorted(kwargs.items()), steps))
+        key = repr((sorted(kwargs.items()), steps, batch_seed))
         if key not in _REFERENCE_TRAINING:
-            _REFERENCE_TRAINING[key] = reference_training(kwargs, TINY, steps, 0.1, 4, 16)
+            _REFERENCE_TRAINING[key] = reference_training(kwargs, TINY, steps, 0.1, 4, 16, batch_seed)
         want_losses, want_scales, want_weights = _REFERENCE_TRAINING[key]
         for rank, (losses, scales, weights) in enumerate(results):
             for step in range(steps):
@@ -389,13 +399,19 @@ def assign_buckets_examples(student):
                                                                                                    [5]])]
     for (sizes, cap, first), expected in cases:
         assert ddp_function(sizes, cap, first) == expected, (sizes, cap, first)  # the grader's own sanity check
+    draw = generator("06 buckets small")
+    for _ in range(30):  # small cases drawn for this grading, where limits are often reached exactly
+        sizes = torch.randint(1, 9, (int(torch.randint(1, 9, (1,), generator=draw)),), generator=draw).tolist()
+        cap, first = (int(x) for x in torch.randint(1, 13, (2,), generator=draw))
+        cases.append(((sizes, cap, first), ddp_function(sizes, cap, first)))
     compare_buckets(student, cases, lambda i: f"example {i + 1}")
     mib = 2**20
     results = student.call("assign_many", [([mib, mib, 24 * mib, 4], 25 * mib, mib)])
     default = student.call("assign_buckets", [mib, mib, 24 * mib, 4])
     assert results[0] == [[0], [1, 2], [3]] and [list(b) for b in default] == [[0], [1, 2], [3]], (
         f"assign_buckets([1 MiB, 1 MiB, 24 MiB, 4]) with the defaults (first bucket 1 MiB, then 25 MiB): {default}")
-    print("8 small cases and the defaults (first bucket 1 MiB, then 25 MiB): the buckets of DDP's bucketing function")
+    print("38 small cases (8 by hand, 30 drawn) and the defaults (first bucket 1 MiB, then 25 MiB): the buckets of "
+          "DDP's bucketing function")
 
 
 _REFERENCE_LAYOUTS: dict = {}
@@ -407,19 +423,23 @@ def assign_buckets_matches_ddp(student):
     import distlab
 
     mib = 2**20
+    draw = generator("06 buckets ddp")
+    cap_a, cap_b = (float(f"{x:.3g}") for x in (0.004 + 0.05 * torch.rand(2, generator=draw)).tolist())
+    first_a, first_b = (int(x) for x in torch.randint(2_000, 40_000, (2,), generator=draw))
     gqa = dict(TINY, n_kv_heads=2, tie_embeddings=False)
     wide = dict(vocab_size=256, dim=128, n_layers=3, n_heads=4, max_seq_len=64)  # 2.4 MB of fp32 gradients
     setups = [(TINY, dict(bucket_cap_mb=0.01), None, int(0.01 * mib), int(0.01 * mib)),
-              (TINY, dict(bucket_cap_mb=0.05), None, int(0.05 * mib), int(0.05 * mib)),
-              (gqa, dict(bucket_cap_mb=0.02), None, int(0.02 * mib), int(0.02 * mib)),
-              (dict(TINY, bias=False), {}, 10_000, 25 * mib, 10_000),     # DDP(model): 25 MiB after a first bucket
-              (dict(TINY, n_layers=4), {}, 3_000, 25 * mib, 3_000),
+              (TINY, dict(bucket_cap_mb=cap_a), None, int(cap_a * mib), int(cap_a * mib)),
+              (gqa, dict(bucket_cap_mb=cap_b), None, int(cap_b * mib), int(cap_b * mib)),
+              (dict(TINY, bias=False), {}, first_a, 25 * mib, first_a),   # DDP(model): 25 MiB after a first bucket
+              (dict(TINY, n_layers=4), {}, first_b, 25 * mib, first_b),
               (wide, {}, None, 25 * mib, mib),                             # DDP(model) as it comes: 1 MiB, 25 MiB
               (wide, dict(bucket_cap_mb=0.5), None, int(0.5 * mib), int(0.5 * mib))]
-    if "ddp" not in _REFERENCE_LAYOUTS:  # the same real DDP runs for every submission
-        _REFERENCE_LAYOUTS["ddp"] = distlab.launch(ddp_layouts, 2, args=([s[:3] for s in setups],), timeout=180,
-                                                   output="hide")[0]
-    layouts = _REFERENCE_LAYOUTS["ddp"]
+    key = repr([s[:3] for s in setups])
+    if key not in _REFERENCE_LAYOUTS:  # the same real DDP runs for every submission
+        _REFERENCE_LAYOUTS[key] = distlab.launch(ddp_layouts, 2, args=([s[:3] for s in setups],), timeout=180,
+                                                 output="hide")[0]
+    layouts = _REFERENCE_LAYOUTS[key]
     cases, names = [], []
     for (config, ddp_kwargs, first_bytes, cap, first), (sizes, buckets) in zip(setups, layouts):
         cases.append(((sizes, cap, first), buckets))
@@ -427,13 +447,14 @@ def assign_buckets_matches_ddp(student):
                      (f", first bucket {first_bytes} bytes)" if first_bytes else ")") +
                      f": {len(sizes)} gradients in ready order, {len(buckets)} buckets")
     compare_buckets(student, cases, lambda i: names[i])
-    print(f"{len(setups)} real DDP runs (4 models; caps 3 KB to 25 MiB; first buckets set apart): DDP's own buckets")
-    generator = torch.Generator().manual_seed(600)
+    print(f"{len(setups)} real DDP runs (4 models; caps from {min(s[3] for s in setups):,} bytes to 25 MiB; first "
+          "buckets set apart): DDP's own buckets")
+    draw = generator("06 buckets random")
     cases = []
     for _ in range(1500):
-        n = int(torch.randint(1, 60, (1,), generator=generator))
-        sizes = (2 ** (torch.rand(n, generator=generator) * 14)).long().add(1).tolist()
-        cap, first = (int(2 ** (torch.rand(1, generator=generator) * 16) + 1) for _ in range(2))
+        n = int(torch.randint(1, 60, (1,), generator=draw))
+        sizes = (2 ** (torch.rand(n, generator=draw) * 14)).long().add(1).tolist()
+        cap, first = (int(2 ** (torch.rand(1, generator=draw) * 16) + 1) for _ in range(2))
         cases.append(((sizes, cap, first), ddp_function(sizes, cap, first)))
     compare_buckets(student, cases, lambda i: f"random case {i + 1} (DDP's bucketing function)")
     print("1500 random lists of sizes and limits: as DDP's bucketing function "

@@ -91,9 +91,9 @@ def make_scaler(scaler_kwargs):
     return float(DynamicLossScaler(**scaler_kwargs).get_scale())  # noqa: F821
 
 
-def train_tiny(scaler_kwargs, config_kwargs, steps, lr, batch, seq):
+def train_tiny(scaler_kwargs, config_kwargs, steps, lr, batch, seq, batch_seed):
     """On each rank: the lesson's TinyTransformer under DDP, fp16 autocast, the learner's scaler, SGD; each rank its
-    own batch (seed = rank), learnt by heart. Returns (losses [float64], scales [float64], final weights, flat)."""
+    own batch (seed batch_seed + rank), learnt by heart. Returns (losses, scales [float64], final weights, flat)."""
     import torch
     import torch.distributed as dist
     import torch.nn.functional as F
@@ -108,7 +108,7 @@ def train_tiny(scaler_kwargs, config_kwargs, steps, lr, batch, seq):
     scaler = DynamicLossScaler(**scaler_kwargs)  # noqa: F821
     losses, scales = [], []
     for step in range(steps):
-        tokens, targets = random_batch(config, batch, seq, seed=dist.get_rank())
+        tokens, targets = random_batch(config, batch, seq, seed=batch_seed + dist.get_rank())
         with torch.autocast("cpu", dtype=torch.float16):
             loss = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
         scaler.scale(loss).backward()
