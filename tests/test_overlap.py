@@ -69,5 +69,6 @@ def test_plot_draws_two_rows_per_rank():
     events = {"ready": [("a", 0.001)], "marks": [("forward done", 0.0005)],
               "buckets": [{"index": 0, "start": 0.001, "end": 0.002, "nbytes": 4, "params": ["a"]}]}
     ax = distlab.plot_overlap([events, events])
-    assert [t.get_text() for t in ax.get_yticklabels()] == [
-        "rank 1 all-reduce", "rank 1 gradients ready", "rank 0 all-reduce", "rank 0 gradients ready"]  # from below
+    rows = sorted(zip(ax.get_yticks(), (label.get_text() for label in ax.get_yticklabels())), reverse=True)
+    assert [label for _, label in rows] == [  # from the top
+        "rank 0 gradients ready", "rank 0 all-reduce", "rank 1 gradients ready", "rank 1 all-reduce"]
