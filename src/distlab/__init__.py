@@ -20,6 +20,7 @@ from .launcher import default_backend, launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
 from .models import ModelConfig, TinyTransformer, random_batch
 from .timeline import Timeline, busy_seconds, plot_timeline, timeline_summary
+from .overlap import OverlapWatch, overlap_summary, plot_overlap, watch_overlap
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "fixed_layout_ddp", "per_parameter_allreduce",
     "ModelConfig", "TinyTransformer", "random_batch",
     "Timeline", "plot_timeline", "timeline_summary", "busy_seconds",
+    "OverlapWatch", "watch_overlap", "overlap_summary", "plot_overlap",
 ]
 __version__ = "0.1.0"
 

@@ -1,0 +1,473 @@
+"""Trusted checks of exercise set 06_mixed_precision: one function per test cell of
+solutions/06_mixed_precision/mixed_precision.ipynb, named by the cell's grade_id.
+
+They run in the grader's process, never where the learner's code runs. Every input is generated here and every
+expected value computed here: the scaler's with `torch.amp.GradScaler("cpu")` driven through the same gradients, the
+buckets with a real `DistributedDataParallel` (its reducer's rebuilt buckets, read after a few iterations) and with
+DDP's own bucketing function. The inputs (gradients, overflow patterns, batches, caps, lists of sizes) are drawn
+from the grading run's secret seed (`generator(label)`). What the learner's code returns, through the procedures of
+06_mixed_precision_ranks.py, is only a claim, compared with those.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+
+from autograde.checks._common import StudentError, assert_raises, assert_tensor, check, generator
+
+TINY = dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64)  # the lesson's model
+
+
+# --- the scaler: gradients generated here, GradScaler's run as the reference ------------------------------------
+
+def gradients(label, steps, numel, overflow_rate=0.0, nan_share=0.3, magnitudes=(-3, 1), overflow_steps=()):
+    """Random gradient rows, each its own magnitude (10^-3 to 10^1 by default), with an inf, a -inf or a NaN planted
+    in a random element at a fraction `overflow_rate` of the steps (and at `overflow_steps`); and a mask of the steps
+    that call unscale_ before step. Drawn from `generator(label)`."""
+    draw = generator(label)
+    low, high = magnitudes
+    upstreams = torch.randn(steps, numel, generator=draw)
+    upstreams *= 10 ** (low + (high - low) * torch.rand(steps, 1, generator=draw))
+    planted = (torch.rand(steps, generator=draw) < overflow_rate).nonzero().flatten().tolist()
+    for step in sorted(set(planted) | set(overflow_steps)):
+        where, kind = torch.randint(numel, (1,), generator=draw).item(), torch.rand(1, generator=draw).item()
+        upstreams[step, where] = float("nan") if kind < nan_share else float("inf") if kind < 0.8 else -float("inf")
+    unscale_first = (torch.rand(steps, generator=draw) < 0.3).tolist()
+    return upstreams, unscale_first
+
+
+def gradscaler_run(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at=-1):
+    """drive_scaler's loop with torch.amp.GradScaler("cpu"); also what happened at each step, to explain a mismatch."""
+    class CountingSGD(torch.optim.SGD):
+        calls = 0
+
+        def step(self, closure=None):
+            super().step(closure)
+            self.calls += 1
+            return self.calls
+
+    w = torch.nn.Parameter(initial.clone())
+    optimizer, scaler = CountingSGD([w], lr=lr), torch.amp.GradScaler("cpu", **scaler_kwargs)
+    scales, weights, returned, events = [], [], [], []
+    for step in range(len(upstreams)):
+        if step == resume_at:
+            state = scaler.state_dict()
+            scaler = torch.amp.GradScaler("cpu")
+            scaler.load_state_dict(state)
+        scaler.scale((w * upstreams[step]).sum()).backward()
+        overflow = not bool(torch.isfinite(w.grad).all())
+        if unscale_first[step]:
+            scaler.unscale_(optimizer)
+        returned.append(scaler.step(optimizer))
+        scaler.update()
+        optimizer.zero_grad()
+        scales.append(scaler.get_scale())
+        weights.append(w.detach().clone())
+        events.append({"overflow": overflow, "tracker": int(scaler._growth_tracker)})
+    return torch.tensor(scales, dtype=torch.float64), torch.stack(weights), returned, events
+
+
+def show(scale: float) -> str:
+    """2^k for a power of two, else 9 significant digits (fp32 numbers need them)."""
+    if scale > 0 and math.isfinite(scale) and math.frexp(scale)[0] == 0.5:
+        return f"2^{math.frexp(scale)[1] - 1}"
+    return f"{scale:.9g}"
+
+
+def explain(step, init_scale, want_scales, events, interval):
+    """What GradScaler did at `step`, in words."""
+    before = init_scale if step == 0 else float(want_scales[step - 1])
+    after, event = float(want_scales[step]), events[step]
+    if event["overflow"]:
+        what = f"an inf/NaN in the gradients: GradScaler skipped the step and backed off from {show(before)}"
+    elif event["tracker"] == 0:
+        what = (f"clean step {interval} of growth_interval={interval}: GradScaler " +
+                (f"kept {show(before)} (the grown scale would be inf in fp32)" if after == before else
+                 f"grew {show(before)} to {show(after)}"))
+    else:
+        what = f"clean step {event['tracker']} of growth_interval={interval}: GradScaler kept {show(before)}"
+    return what + ("; the step before had an inf/NaN" if step and events[step - 1]["overflow"] else "")
+
+
+def scaler_call(kwargs: dict) -> str:
+    """DynamicLossScaler(...) as the learner would write it, powers of two shown as such."""
+    shown = [f"{key}={show(value) if key == 'init_scale' else repr(value)}" for key, value in kwargs.items()]
+    return f"DynamicLossScaler({', '.join(shown)})".replace("=2^", "=2.0**")
+
+
+def compare_runs(where, got, want, scaler_kwargs):
+    """The first step where the learner's scale, step() return or weights differ from GradScaler's, explained."""
+    scales, weights, returned, floats = got
+    want_scales, want_weights, want_returned, events = want
+    assert floats, f"{where}: get_scale() must return a Python float"
+    assert type(scales) is torch.Tensor and scales.shape == want_scales.shape, f"{where}: {len(scales)} scales"
+    assert type(weights) is torch.Tensor and weights.shape == want_weights.shape, f"{where}: weights {weights.shape}"
+    bad_scale = (scales != want_scales).nonzero().flatten().tolist()
+    bad_return = [step for step, (a, b) in enumerate(zip(returned, want_returned)) if a != b]
+    bad_weights = (weights != want_weights).any(dim=1).nonzero().flatten().tolist()
+    first = min(bad_scale[:1] + bad_return[:1] + bad_weights[:1], default=None)
+    if first is None:
+        return
+    init = float(torch.tensor(scaler_kwargs.get("init_scale", 2.0**16), dtype=torch.float32))
+    interval = scaler_kwargs.get("growth_interval", 2000)
+    context = f"{where}, step {first} ({explain(first, init, want_scales, events, interval)})"
+    if bad_scale[:1] == [first]:
+        raise AssertionError(f"{context}: your scale is {show(float(scales[first]))}, GradScaler's "
+                             f"{show(float(want_scales[first]))}")
+    if bad_return[:1] == [first]:
+        raise AssertionError(f"{context}: step() returned {returned[first]!r}, expected {want_returned[first]!r} "
+                             "(None when the step is skipped, else what optimizer.step() returned)")
+    raise AssertionError(f"{context}: the weights after the step are {weights[first].tolist()}, with GradScaler "
+                         f"{want_weights[first].tolist()} (a skipped step leaves them unchanged; unscale_ multiplies "
+                         "the gradients by float32(1/S), once)")
+
+
+_REFERENCE_RUNS: dict = {}  # GradScaler's runs, computed once for all the submissions a grader process grades
+
+
+def drive_and_compare(student, where, scaler_kwargs, upstreams, unscale_first, lr=0.01, resume_at=-1):
+    initial = torch.linspace(-1, 1, upstreams.shape[1])
+    try:
+        got = student.call("drive_scaler", scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at,
+                           timeout=120)
+    except StudentError:
+        print(f"{where}: your scaler raised (its traceback below)")  # the case, then the learner's own traceback
+        raise
+    key = (repr(sorted(scaler_kwargs.items())), upstreams.numpy().tobytes(), tuple(unscale_first), lr, resume_at)
+    if key not in _REFERENCE_RUNS:
+        _REFERENCE_RUNS[key] = gradscaler_run(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at)
+    want = _REFERENCE_RUNS[key]
+    compare_runs(where, got, want, scaler_kwargs)
+    return want
+
+
+@check
+def scaler_scales_and_unscales(student):
+    """scale(loss) is loss * S; unscale_ multiplies each gradient by float32(1/S) in place; get_scale() is a float."""
+    draw = generator("06 scale and unscale")
+    upstream, weights = torch.randn(2, 6, generator=draw) * 3
+    for init_scale in (1024.0, 3.0, 12345.678, 2.0**-10, 1e30):
+        where = f"DynamicLossScaler(init_scale={init_scale})"
+        scaled, scaled_grad, grad, scale, is_float = student.call("scale_and_unscale", {"init_scale": init_scale},
+                                                                  weights, upstream)
+        s = float(torch.tensor(init_scale, dtype=torch.float32))
+        w = weights.clone().requires_grad_()
+        loss = (w * upstream).sum()
+        want_scaled = loss.detach() * s
+        (loss * s).backward()
+        assert is_float, f"{where}: get_scale() must return a Python float"
+        assert scale == s, f"{where}: get_scale() is {scale!r}; S is init_scale rounded to fp32, {s!r}"
+        assert_tensor(scaled, want_scaled, exact=True, where=f"{where}: scale(loss) (loss * S)")
+        assert_tensor(scaled_grad, w.grad, exact=True, where=f"{where}: the gradients of scale(loss)")
+        inverse = float(torch.tensor(1 / s, dtype=torch.float32))
+        assert_tensor(grad, w.grad * inverse, exact=True, where=f"{where}: the gradients after unscale_ (multiplied "
+                      f"in place by float32(1/S) = {inverse!r}, as GradScaler does; dividing by S differs in the "
+                      "last bit)")
+    print("5 initial scales (powers of two, 3, 12345.678, 2^-10, 1e30): scale(loss), the gradients before and "
+          "after unscale_, and get_scale() exact")
+
+
+@check
+def scaler_matches_gradscaler(student):
+    """The scale and the weights after every step equal torch.amp.GradScaler("cpu")'s, through overflows and growth."""
+    cases = [(dict(growth_interval=1), 0.02), (dict(growth_interval=2), 0.05),
+             (dict(growth_interval=3, init_scale=2.0**10), 0.03),
+             (dict(growth_interval=4, growth_factor=4.0, backoff_factor=0.25), 0.05),
+             (dict(growth_interval=5, init_scale=2.0**20), 0.01)]
+    for kwargs, rate in cases:
+        upstreams, unscale_first = gradients(f"06 sequence {kwargs}", steps=2500, numel=6, overflow_rate=rate)
+        want = drive_and_compare(student, f"{scaler_call(kwargs)}, {rate:.0%} of steps with an inf/NaN",
+                                 kwargs, upstreams, unscale_first)
+        overflows = sum(event["overflow"] for event in want[3])
+        print(f"{scaler_call(kwargs)}: 2500 steps, {overflows} with an inf/NaN (planted or S*g past fp32), scales "
+              f"{show(float(want[0].min()))} to {show(float(want[0].max()))}: every scale and weight as GradScaler")
+
+
+@check
+def scaler_skips_overflowing_steps(student):
+    """step() skips the optimizer on inf/NaN (returns None), else returns optimizer.step()'s value; unscales once."""
+    draw = generator("06 skips")
+    upstreams = torch.rand(12, 3, generator=draw) * 4 - 2
+    bad = torch.randperm(12, generator=draw)[:6].tolist()  # an inf, a -inf, a NaN, two of them, S * g past fp32
+    for step, (where, value) in zip(bad, [(0, math.inf), (1, -math.inf), (2, math.nan), ((0, 1), math.nan),
+                                          (1, 3e38), (2, -3e38)]):
+        upstreams[step, where] = value
+    for unscale_first, what in [([False] * 12, "step() alone"), ([True] * 12, "unscale_() then step()"),
+                                ([step % 2 == 0 for step in range(12)], "unscale_() every other step")]:
+        shown = [[float(f"{x:.3g}") for x in row] for row in upstreams.tolist()]
+        drive_and_compare(student, f"{what}, gradients {shown}", dict(init_scale=4.0, growth_interval=2), upstreams,
+                          unscale_first, lr=0.5)
+    print("inf, -inf, NaN and S*g past fp32 skip the step (step() returns None); clean steps return the optimizer's "
+          "value; after unscale_(), step() does not divide again")
+    grad = student.call("unscale_twice", {"init_scale": 8.0}, False)
+    assert_tensor(grad, torch.ones(3), exact=True, where="one unscale_() after scale(w.sum()).backward()")
+    try:
+        student.call("unscale_twice", {"init_scale": 8.0}, True)
+    except StudentError as error:
+        assert "RuntimeError" in error.type_names, f"a second unscale_() before update() raised {error}, expected a " \
+                                                   "RuntimeError"
+    else:
+        raise AssertionError("a second unscale_() before update() must raise RuntimeError (as GradScaler's does: the "
+                             "gradients would be divided by S twice)")
+    print("a second unscale_() before update() raises RuntimeError")
+
+
+@check
+def scaler_at_the_top_of_fp32(student):
+    """S is fp32: at the top of the range it stays (no inf, no clamp); odd scales and factors round as GradScaler's."""
+    small, _ = gradients("06 top small", steps=40, numel=4, magnitudes=(-6, -3))  # S * g finite even at 2^127
+    cases = [(dict(init_scale=2.0**126, growth_interval=1), small, "grows to 2^127, then stays"),
+             (dict(init_scale=3e38, growth_factor=1.1, growth_interval=1), small, "3e38 * 1.1 fits, * 1.1 again not"),
+             (dict(init_scale=2.0**120, growth_factor=1.5, growth_interval=2), small, "1.5x steps to the top"),
+             (dict(init_scale=2.0**100, growth_interval=1), gradients("06 top", 300, 4, overflow_rate=0.02)[0],
+              "S * g overflows near the top")]
+    for kwargs in [dict(init_scale=12345.678, growth_factor=1.5, backoff_factor=0.3, growth_interval=2),
+                   dict(init_scale=0.7, growth_factor=3.0, backoff_factor=0.9, growth_interval=1),
+                   dict(init_scale=1e5, growth_factor=1.0001, backoff_factor=0.999, growth_interval=1),
+                   dict(init_scale=33.3, growth_factor=2.5, backoff_factor=0.1, growth_interval=3)]:
+        cases.append((kwargs, gradients(f"06 odd {kwargs}", 400, 4, overflow_rate=0.05)[0],
+                      "odd factors: rounding to fp32"))
+    for kwargs, upstreams, what in cases:
+        unscale_first = [False] * len(upstreams)
+        want = drive_and_compare(student, f"{scaler_call(kwargs)} ({what})", kwargs, upstreams, unscale_first)
+        print(f"{scaler_call(kwargs)}: {len(upstreams)} steps, the scale ends at {show(float(want[0][-1]))}, "
+              "as GradScaler")
+
+
+@check
+def scaler_state_dict_resumes(student):
+    """A scaler built with other arguments that loads state_dict() continues exactly as the one that saved it."""
+    kwargs = dict(init_scale=2.0**8, growth_factor=1.5, backoff_factor=0.3, growth_interval=4)
+    draw = generator("06 resume")
+    overflows = torch.randint(3, 55, (4,), generator=draw).tolist()
+    upstreams, unscale_first = gradients("06 resume", steps=60, numel=4, overflow_steps=overflows)
+    events = drive_and_compare(student, f"{scaler_call(kwargs)}, uninterrupted", kwargs, upstreams, unscale_first)[3]
+    just_after_overflow = next((s + 1 for s in range(59) if events[s]["overflow"]), 20)
+    mid_interval = next((s + 1 for s in range(59) if events[s]["tracker"] >= 2), 40)
+    for resume_at in sorted({just_after_overflow, mid_interval, 1, 59}):
+        drive_and_compare(student, f"{scaler_call(kwargs)} saved after {resume_at} steps and loaded into "
+                          "DynamicLossScaler() (through torch.save and torch.load(weights_only=True))", kwargs,
+                          upstreams, unscale_first, resume_at=resume_at)
+    print(f"saved after steps {sorted({just_after_overflow, mid_interval, 1, 59})} (right after an overflow, mid "
+          "growth interval), resumed into DynamicLossScaler() through torch.save/torch.load(weights_only=True): every "
+          "scale and weight as GradScaler's")
+
+
+@check
+def scaler_rejects_bad_arguments(student):
+    """DynamicLossScaler raises ValueError for init_scale <= 0, growth_factor <= 1, backoff_factor outside (0, 1)..."""
+    for kwargs in [dict(init_scale=0.0), dict(init_scale=-1.0), dict(growth_factor=1.0), dict(growth_factor=0.5),
+                   dict(backoff_factor=0.0), dict(backoff_factor=1.0), dict(backoff_factor=1.5),
+                   dict(backoff_factor=-0.5), dict(growth_interval=0), dict(growth_interval=-3)]:
+        assert_raises(student, ValueError, "make_scaler", kwargs)
+    for kwargs in [dict(init_scale=1e-30, growth_factor=1.0001, backoff_factor=0.9999, growth_interval=1),
+                   dict(init_scale=2.0**127, growth_factor=16.0, backoff_factor=1e-3, growth_interval=10**6)]:
+        try:
+            scale = student.call("make_scaler", kwargs)
+        except StudentError:
+            print(f"{scaler_call(kwargs)} is valid, but raised (its traceback below)")
+            raise
+        assert scale == float(torch.tensor(kwargs["init_scale"], dtype=torch.float32)), (kwargs, scale)
+    print("10 bad arguments raise ValueError; valid extremes (init_scale 1e-30 and 2^127, factors near 1) do not")
+
+
+def reference_training(scaler_kwargs, config_kwargs, steps, lr, batch, seq, batch_seed, world_size=2):
+    """train_tiny's run in one process: DDP's gradient is the average of the ranks' (each divided by the world size,
+    then summed: at 2 ranks the order of the sum does not matter), then GradScaler as usual."""
+    from distlab.models import ModelConfig, TinyTransformer, random_batch
+
+    torch.set_num_threads(1)
+    config = ModelConfig(**config_kwargs)
+    model = TinyTransformer(config, seed=0)
+    optimizer, scaler = torch.optim.SGD(model.parameters(), lr=lr), torch.amp.GradScaler("cpu", **scaler_kwargs)
+    losses, scales = [[] for _ in range(world_size)], []
+    for step in range(steps):
+        average = None
+        for rank in range(world_size):
+            tokens, targets = random_batch(config, batch, seq, seed=batch_seed + rank)
+            with torch.autocast("cpu", dtype=torch.float16):
+                loss = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
+            scaler.scale(loss).backward()
+            losses[rank].append(loss.item())
+            grads = [p.grad / world_size for p in model.parameters()]
+            average = grads if average is None else [a + g for a, g in zip(average, grads)]
+            optimizer.zero_grad()
+        for p, g in zip(model.parameters(), average):
+            p.grad = g
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+        scales.append(scaler.get_scale())
+    weights = torch.cat([p.detach().flatten() for p in model.parameters()])
+    return [torch.tensor(rank_losses, dtype=torch.float64) for rank_losses in losses], \
+        torch.tensor(scales, dtype=torch.float64), weights
+
+
+_REFERENCE_TRAINING: dict = {}
+
+
+@check
+def scaler_trains_the_tiny_model(student):
+    """Under DDP on 2 ranks with fp16 autocast, training with your scaler gives GradScaler's losses and scales."""
+    for kwargs, steps in [(dict(init_scale=2.0**24, growth_interval=3), 12),
+                          (dict(init_scale=2.0**30, growth_factor=1.5, backoff_factor=0.3, growth_interval=2), 10)]:
+        where = f"2 ranks, DDP, fp16 autocast, SGD, {scaler_call(kwargs)}"
+        batch_seed = int(torch.randint(2**30, (1,), generator=generator(f"06 training {kwargs}")))
+        results = student.launch("train_tiny", 2, args=(kwargs, TINY, steps, 0.1, 4, 16, batch_seed), timeout=120,
+                                 collective_timeout=30)
+        key = repr((sorted(kwargs.items()), steps, batch_seed))
+        if key not in _REFERENCE_TRAINING:
+            _REFERENCE_TRAINING[key] = reference_training(kwargs, TINY, steps, 0.1, 4, 16, batch_seed)
+        want_losses, want_scales, want_weights = _REFERENCE_TRAINING[key]
+        for rank, (losses, scales, weights) in enumerate(results):
+            for step in range(steps):
+                assert scales[step] == want_scales[step], (
+                    f"{where}, rank {rank}, step {step}: your scale {show(float(scales[step]))}, GradScaler's "
+                    f"{show(float(want_scales[step]))} (its scales up to there: "
+                    f"{[show(float(s)) for s in want_scales[:step + 1]]})")
+            assert_tensor(losses, want_losses[rank], rtol=1e-6, atol=1e-6, where=f"{where}, rank {rank}: the losses")
+            assert_tensor(weights, want_weights, rtol=1e-5, atol=1e-6, where=f"{where}, rank {rank}: the final weights")
+        skipped = sum(1 for a, b in zip([kwargs["init_scale"]] + want_scales.tolist(), want_scales.tolist()) if b < a)
+        print(f"{where}: {steps} steps, {skipped} skipped on overflow, scale {show(kwargs['init_scale'])} -> "
+              f"{show(float(want_scales[-1]))}, loss {want_losses[0][0]:.3f} -> {want_losses[0][-1]:.3f}: "
+              "as GradScaler")
+
+
+# --- the buckets: DDP's own, from its reducer and from its bucketing function ---------------------------------------
+
+def ddp_layouts(setups):
+    """On each rank: for each (model config, DDP keyword arguments, first bucket bytes or None), train a real DDP for
+    3 iterations and read the buckets its reducer rebuilt in gradient-ready order (logged when the 3rd starts).
+    Returns, per setup, (gradient sizes in ready order, buckets as lists of positions in that order)."""
+    from torch.nn.parallel import DistributedDataParallel
+
+    from distlab.models import ModelConfig, TinyTransformer, random_batch
+
+    layouts = []
+    default_first = dist._DEFAULT_FIRST_BUCKET_BYTES
+    for config_kwargs, ddp_kwargs, first_bytes in setups:
+        dist._DEFAULT_FIRST_BUCKET_BYTES = first_bytes or default_first  # what DDP(model) reads for its first bucket
+        config = ModelConfig(**config_kwargs)
+        model = DistributedDataParallel(TinyTransformer(config, seed=0), **ddp_kwargs)
+        for iteration in range(3):
+            tokens, targets = random_batch(config, 2, 8, seed=iteration)
+            F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten()).backward()
+        logged = model._get_ddp_logging_data()["rebuilt_per_bucket_param_indices"]  # "34 35 33 32, 31 30, ..."
+        buckets = [[int(i) for i in bucket.split()] for bucket in logged.split(",")]
+        sizes = [p.numel() * p.element_size() for p in model.module.parameters()]
+        ready = [i for bucket in buckets for i in bucket]
+        positions, start = [], 0
+        for bucket in buckets:
+            positions.append(list(range(start, start + len(bucket))))
+            start += len(bucket)
+        layouts.append(([sizes[i] for i in ready], positions))
+    dist._DEFAULT_FIRST_BUCKET_BYTES = default_first
+    return layouts
+
+
+def ddp_function(sizes, cap, first):
+    """DDP's bucketing function (dist._compute_bucket_assignment_by_size, which the reducer calls when it rebuilds
+    its buckets) on tensors of these sizes (bytes on the meta device: nothing is allocated), in this order."""
+    tensors = [torch.empty(n, dtype=torch.uint8, device="meta") for n in sizes]
+    buckets, _ = dist._compute_bucket_assignment_by_size(tensors, [first, cap], [False] * len(sizes),
+                                                         list(range(len(sizes))))
+    return [list(bucket) for bucket in buckets]
+
+
+def compare_buckets(student, cases, where):
+    """assign_buckets on each (sizes, cap, first) against `where(i)`'s expected buckets."""
+    results = student.call("assign_many", [case for case, _ in cases], timeout=120)
+    assert len(results) == len(cases), f"assign_many returned {len(results)} results for {len(cases)} cases"
+    for i, (((sizes, cap, first), expected), got) in enumerate(zip(cases, results)):
+        call = (f"assign_buckets({sizes if len(sizes) <= 40 else f'<{len(sizes)} sizes>'}, bucket_cap_bytes={cap}, "
+                f"first_bucket_bytes={first})")
+        assert not isinstance(got, str), f"{where(i)}: {call} raised {got}"
+        if got != expected:
+            closed = [sum(sizes[j] for j in bucket) for bucket in expected]
+            raise AssertionError(f"{where(i)}: {call} returned {got}; expected {expected} (bytes per bucket "
+                                 f"{closed})")
+
+
+@check
+def assign_buckets_examples(student):
+    """assign_buckets closes a bucket when it reaches its limit; the first bucket has its own limit."""
+    cases = [(([4, 4, 4, 4], 8, 4), [[0], [1, 2], [3]]), (([3, 3, 3], 5, 5), [[0, 1], [2]]),
+             (([100, 1, 1], 10, 10), [[0], [1, 2]]), (([1, 1, 1, 1, 1], 2, 3), [[0, 1, 2], [3, 4]]),
+             (([7], 3, 100), [[0]]), (([5, 5, 5, 5, 5], 5, 5), [[0], [1], [2], [3], [4]]),
+             (([1, 2, 3, 4, 5, 6], 6, 100), [[0, 1, 2, 3, 4, 5]]), (([2, 2, 2, 2, 9, 1], 4, 6), [[0, 1, 2], [3, 4],
+                                                                                                   [5]])]
+    for (sizes, cap, first), expected in cases:
+        assert ddp_function(sizes, cap, first) == expected, (sizes, cap, first)  # the grader's own sanity check
+    draw = generator("06 buckets small")
+    for _ in range(30):  # small cases drawn for this grading, where limits are often reached exactly
+        sizes = torch.randint(1, 9, (int(torch.randint(1, 9, (1,), generator=draw)),), generator=draw).tolist()
+        cap, first = (int(x) for x in torch.randint(1, 13, (2,), generator=draw))
+        cases.append(((sizes, cap, first), ddp_function(sizes, cap, first)))
+    compare_buckets(student, cases, lambda i: f"example {i + 1}")
+    mib = 2**20
+    results = student.call("assign_many", [([mib, mib, 24 * mib, 4], 25 * mib, mib)])
+    default = student.call("assign_buckets", [mib, mib, 24 * mib, 4])
+    assert results[0] == [[0], [1, 2], [3]] and [list(b) for b in default] == [[0], [1, 2], [3]], (
+        f"assign_buckets([1 MiB, 1 MiB, 24 MiB, 4]) with the defaults (first bucket 1 MiB, then 25 MiB): {default}")
+    print("38 small cases (8 by hand, 30 drawn) and the defaults (first bucket 1 MiB, then 25 MiB): the buckets of "
+          "DDP's bucketing function")
+
+
+_REFERENCE_LAYOUTS: dict = {}
+
+
+@check
+def assign_buckets_matches_ddp(student):
+    """assign_buckets gives the buckets a real DDP built for the lesson's model (bucket_cap_mb=0.01: ~10 KiB each)."""
+    import distlab
+
+    mib = 2**20
+    draw = generator("06 buckets ddp")
+    cap_a, cap_b = (float(f"{x:.3g}") for x in (0.004 + 0.05 * torch.rand(2, generator=draw)).tolist())
+    first_a, first_b = (int(x) for x in torch.randint(2_000, 40_000, (2,), generator=draw))
+    gqa = dict(TINY, n_kv_heads=2, tie_embeddings=False)
+    wide = dict(vocab_size=256, dim=128, n_layers=3, n_heads=4, max_seq_len=64)  # 2.4 MB of fp32 gradients
+    setups = [(TINY, dict(bucket_cap_mb=0.01), None, int(0.01 * mib), int(0.01 * mib)),
+              (TINY, dict(bucket_cap_mb=cap_a), None, int(cap_a * mib), int(cap_a * mib)),
+              (gqa, dict(bucket_cap_mb=cap_b), None, int(cap_b * mib), int(cap_b * mib)),
+              (dict(TINY, bias=False), {}, first_a, 25 * mib, first_a),   # DDP(model): 25 MiB after a first bucket
+              (dict(TINY, n_layers=4), {}, first_b, 25 * mib, first_b),
+              (wide, {}, None, 25 * mib, mib),                             # DDP(model) as it comes: 1 MiB, 25 MiB
+              (wide, dict(bucket_cap_mb=0.5), None, int(0.5 * mib), int(0.5 * mib))]
+    key = repr([s[:3] for s in setups])
+    if key not in _REFERENCE_LAYOUTS:  # the same real DDP runs for every submission
+        _REFERENCE_LAYOUTS[key] = distlab.launch(ddp_layouts, 2, args=([s[:3] for s in setups],), timeout=180,
+                                                 output="hide")[0]
+    layouts = _REFERENCE_LAYOUTS[key]
+    cases, names = [], []
+    for (config, ddp_kwargs, first_bytes, cap, first), (sizes, buckets) in zip(setups, layouts):
+        cases.append(((sizes, cap, first), buckets))
+        names.append(f"DDP(TinyTransformer({config}), {ddp_kwargs}" +
+                     (f", first bucket {first_bytes} bytes)" if first_bytes else ")") +
+                     f": {len(sizes)} gradients in ready order, {len(buckets)} buckets")
+    compare_buckets(student, cases, lambda i: names[i])
+    print(f"{len(setups)} real DDP runs (4 models; caps from {min(s[3] for s in setups):,} bytes to 25 MiB; first "
+          "buckets set apart): DDP's own buckets")
+    draw = generator("06 buckets random")
+    cases = []
+    for _ in range(1500):
+        n = int(torch.randint(1, 60, (1,), generator=draw))
+        sizes = (2 ** (torch.rand(n, generator=draw) * 14)).long().add(1).tolist()
+        cap, first = (int(2 ** (torch.rand(1, generator=draw) * 16) + 1) for _ in range(2))
+        cases.append(((sizes, cap, first), ddp_function(sizes, cap, first)))
+    compare_buckets(student, cases, lambda i: f"random case {i + 1} (DDP's bucketing function)")
+    print("1500 random lists of sizes and limits: as DDP's bucketing function "
+          "(dist._compute_bucket_assignment_by_size)")
+
+
+@check
+def assign_buckets_rejects_bad_input(student):
+    """assign_buckets raises ValueError for a limit or a size that is not positive."""
+    for args, kwargs in [(([4, 4],), dict(bucket_cap_bytes=0)), (([4, 4],), dict(first_bucket_bytes=-1)),
+                         (([4, 4],), dict(bucket_cap_bytes=-5, first_bucket_bytes=8)), (([4, 0, 4],), {}),
+                         (([4, -4, 4],), {}), (([0],), dict(bucket_cap_bytes=8, first_bucket_bytes=8))]:
+        assert_raises(student, ValueError, "assign_buckets", *args, **kwargs)
+    print("6 bad inputs (limits of 0 or below, sizes of 0 or below) raise ValueError")

@@ -1,0 +1,134 @@
+"""Rank-side procedures of exercise set 06_mixed_precision (mixed precision and gradient buckets).
+
+They run in the namespace of the learner's notebook, as one more cell at its end: they build objects from the plain
+data the grader sends, drive the learner's `DynamicLossScaler` and `assign_buckets`, and return plain data. They hold
+no expected values: what they return is a claim that autograde/checks/06_mixed_precision.py checks against values it
+computes itself (with `torch.amp.GradScaler("cpu")` and a real `DistributedDataParallel`).
+"""
+
+
+def _counting_sgd(params, lr):
+    """SGD whose step() returns how many times it has stepped (so that step()'s return value can be followed)."""
+    import torch
+
+    class CountingSGD(torch.optim.SGD):
+        def step(self, closure=None):
+            super().step(closure)
+            self.calls = getattr(self, "calls", 0) + 1
+            return self.calls
+
+    return CountingSGD(params, lr=lr)
+
+
+def drive_scaler(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at=-1):
+    """Train w (starting at `initial`) on loss_t = (w * upstreams[t]).sum() with the learner's scaler: scale,
+    backward, unscale_ where `unscale_first[t]`, step, update. At step `resume_at` (if any), the scaler's state_dict()
+    goes through torch.save / torch.load(weights_only=True), as in a checkpoint, into a new DynamicLossScaler().
+
+    Returns (the scale after each step [float64], w after each step, what each step() returned, whether every
+    get_scale() was a Python float)."""
+    import io
+
+    import torch
+
+    w = torch.nn.Parameter(initial.clone())
+    optimizer = _counting_sgd([w], lr)
+    scaler = DynamicLossScaler(**scaler_kwargs)  # noqa: F821 - the learner's class
+    scales, weights, returned, floats = [], [], [], True
+    for step in range(len(upstreams)):
+        if step == resume_at:
+            checkpoint = io.BytesIO()
+            torch.save({"scaler": scaler.state_dict()}, checkpoint)
+            checkpoint.seek(0)
+            scaler = DynamicLossScaler()  # noqa: F821 - other arguments: the state must carry them
+            scaler.load_state_dict(torch.load(checkpoint, weights_only=True)["scaler"])
+        scaler.scale((w * upstreams[step]).sum()).backward()
+        if unscale_first[step]:
+            scaler.unscale_(optimizer)
+        result = scaler.step(optimizer)
+        returned.append(result if result is None or isinstance(result, int) else repr(result))
+        scaler.update()
+        optimizer.zero_grad()
+        scale = scaler.get_scale()
+        floats &= type(scale) is float
+        scales.append(float(scale))
+        weights.append(w.detach().clone())
+    return torch.tensor(scales, dtype=torch.float64), torch.stack(weights), returned, floats
+
+
+def scale_and_unscale(scaler_kwargs, weights, upstream):
+    """One step's first half: (scale(loss), the gradients after backward, the gradients after unscale_(),
+    get_scale() as a float, whether it was a Python float)."""
+    import torch
+
+    w = torch.nn.Parameter(weights.clone())
+    optimizer = torch.optim.SGD([w], lr=0.1)
+    scaler = DynamicLossScaler(**scaler_kwargs)  # noqa: F821
+    scaled = scaler.scale((w * upstream).sum())
+    scaled.backward()
+    scaled_grad = w.grad.clone()
+    scaler.unscale_(optimizer)
+    scale = scaler.get_scale()
+    return scaled.detach(), scaled_grad, w.grad.clone(), float(scale), type(scale) is float
+
+
+def unscale_twice(scaler_kwargs, second_call):
+    """unscale_() once, then (if `second_call`) again before update(): the learner's second call should raise."""
+    import torch
+
+    w = torch.nn.Parameter(torch.ones(3))
+    optimizer = torch.optim.SGD([w], lr=0.1)
+    scaler = DynamicLossScaler(**scaler_kwargs)  # noqa: F821
+    scaler.scale(w.sum()).backward()
+    scaler.unscale_(optimizer)
+    if second_call:
+        scaler.unscale_(optimizer)
+    return w.grad.clone()
+
+
+def make_scaler(scaler_kwargs):
+    """DynamicLossScaler(**scaler_kwargs).get_scale()."""
+    return float(DynamicLossScaler(**scaler_kwargs).get_scale())  # noqa: F821
+
+
+def train_tiny(scaler_kwargs, config_kwargs, steps, lr, batch, seq, batch_seed):
+    """On each rank: the lesson's TinyTransformer under DDP, fp16 autocast, the learner's scaler, SGD; each rank its
+    own batch (seed batch_seed + rank), learnt by heart. Returns (losses, scales [float64], final weights, flat)."""
+    import torch
+    import torch.distributed as dist
+    import torch.nn.functional as F
+    from torch.nn.parallel import DistributedDataParallel
+
+    from distlab.models import ModelConfig, TinyTransformer, random_batch
+
+    torch.set_num_threads(1)
+    config = ModelConfig(**config_kwargs)
+    model = DistributedDataParallel(TinyTransformer(config, seed=0))
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    scaler = DynamicLossScaler(**scaler_kwargs)  # noqa: F821
+    losses, scales = [], []
+    for step in range(steps):
+        tokens, targets = random_batch(config, batch, seq, seed=batch_seed + dist.get_rank())
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+        losses.append(loss.item())
+        scales.append(float(scaler.get_scale()))
+    weights = torch.cat([p.detach().flatten() for p in model.module.parameters()])
+    return torch.tensor(losses, dtype=torch.float64), torch.tensor(scales, dtype=torch.float64), weights
+
+
+def assign_many(cases):
+    """assign_buckets(sizes, bucket_cap_bytes=cap, first_bucket_bytes=first) for each (sizes, cap, first): a list of
+    buckets as lists of ints, or the text of the exception it raised."""
+    results = []
+    for sizes, cap, first in cases:
+        try:
+            buckets = assign_buckets(list(sizes), bucket_cap_bytes=cap, first_bucket_bytes=first)  # noqa: F821
+            results.append([[int(i) for i in bucket] for bucket in buckets])
+        except Exception as error:  # noqa: BLE001 - reported case by case
+            results.append(f"{type(error).__name__}: {error}")
+    return results

@@ -1,0 +1,74 @@
+"""distlab.watch_overlap on real DDP ranks (gloo): gradients and buckets timestamped in order, the averaged gradients
+unchanged by the hook, the summary's arithmetic, and the chart drawn.
+
+    pytest -q tests/test_overlap.py
+"""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import distlab  # noqa: E402
+from distlab.models import ModelConfig, TinyTransformer, random_batch  # noqa: E402
+
+CONFIG = dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64)
+
+
+def _watched_steps(watched):
+    from torch.nn.parallel import DistributedDataParallel
+
+    config = ModelConfig(**CONFIG)
+    model = DistributedDataParallel(TinyTransformer(config, seed=0), bucket_cap_mb=0.01)
+    watch = distlab.watch_overlap(model) if watched else None
+    events = []
+    for step in range(3):  # DDP rebuilds its buckets in gradient-ready order when the 2nd iteration starts
+        tokens, targets = random_batch(config, 2, 8, seed=10 * step + dist.get_rank())
+        if watch:
+            watch.start()
+        loss = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
+        if watch:
+            watch.mark("forward done")
+        loss.backward()
+        if watch:
+            events.append(watch.events())
+    grads = [p.grad.clone() for p in model.parameters()]
+    return events, grads
+
+
+def test_every_gradient_and_bucket_is_timestamped_and_the_gradients_are_ddps():
+    watched = distlab.launch(_watched_steps, 2, args=(True,), timeout=60)
+    plain = distlab.launch(_watched_steps, 2, args=(False,), timeout=60)
+    n_params = len(list(TinyTransformer(ModelConfig(**CONFIG)).parameters()))
+    for rank, ((events, grads), (_, want)) in enumerate(zip(watched, plain)):
+        for got, expected in zip(grads, want):
+            torch.testing.assert_close(got, expected, rtol=0, atol=0)  # the hook averages exactly as DDP does
+        last = events[-1]
+        assert len(last["ready"]) == n_params and len(last["buckets"]) > 2, last["buckets"]
+        assert sorted(n for b in last["buckets"] for n in b["params"]) == sorted(n for n, _ in last["ready"])
+        ready_at = dict(last["ready"])
+        forward_done = last["marks"][0][1]
+        for bucket in last["buckets"]:
+            assert forward_done <= bucket["start"] <= bucket["end"]
+            assert bucket["start"] >= max(ready_at[n] for n in bucket["params"])  # handed over once all are ready
+        first = min(last["buckets"], key=lambda b: b["index"])
+        assert first["start"] < max(ready_at.values()), "bucket 0 starts before the backward pass ends"
+
+
+def test_summary_takes_the_union_of_the_all_reduces():
+    events = {"ready": [("a", 1.0), ("b", 4.0)], "marks": [],
+              "buckets": [{"index": 0, "start": 2.0, "end": 5.0, "nbytes": 4, "params": ["a"]},
+                          {"index": 1, "start": 3.0, "end": 6.0, "nbytes": 4, "params": ["b"]}]}
+    summary = distlab.overlap_summary(events)
+    assert summary == {"backward_end": 4.0, "comm_end": 6.0, "comm_busy": 4.0, "comm_hidden": 2.0, "exposed": 2.0}
+
+
+def test_plot_draws_two_rows_per_rank():
+    events = {"ready": [("a", 0.001)], "marks": [("forward done", 0.0005)],
+              "buckets": [{"index": 0, "start": 0.001, "end": 0.002, "nbytes": 4, "params": ["a"]}]}
+    ax = distlab.plot_overlap([events, events])
+    rows = sorted(zip(ax.get_yticks(), (label.get_text() for label in ax.get_yticklabels())), reverse=True)
+    assert [label for _, label in rows] == [  # from the top
+        "rank 0 gradients ready", "rank 0 all-reduce", "rank 1 gradients ready", "rank 1 all-reduce"]
