@@ -17,7 +17,7 @@ from .exact import fixed_layout_ddp, per_parameter_allreduce
 from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, faults_from_env, kill_after_open
 from .launcher import default_backend, launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
-from .models import ModelConfig, TinyTransformer, random_batch
+from .models import KVCache, ModelConfig, TinyTransformer, random_batch
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
 __all__ = [
@@ -27,7 +27,7 @@ __all__ = [
     "tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker",
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",
     "fixed_layout_ddp", "per_parameter_allreduce",
-    "ModelConfig", "TinyTransformer", "random_batch",
+    "ModelConfig", "TinyTransformer", "KVCache", "random_batch",
 ]
 __version__ = "0.1.0"
 
