@@ -8,8 +8,9 @@ Contenders, all greedy decoding of the same prompts with a KV cache (fp32, gloo,
 lesson's own code (lessons/07_inference.ipynb, taken from its code cells by name, so the benchmark measures what the
 lesson teaches):
 - `TP t`: `tp_generate` on t ranks (attention and the KV cache split by heads, 2 all-reduces per layer per token);
-  `TP 1` is one process, `TinyTransformer.generate(..., use_cache=True)`. Tokens/s = batch * (n_long - n_short) / (time of n_long tokens - time of n_short tokens), so
-  that building the model and the prefill cancel out; the slowest rank's times (after a barrier).
+  `TP 1` is one process, `TinyTransformer.generate(..., use_cache=True)`. Tokens/s = batch * (n_long - n_short) /
+  (time of n_long tokens - time of n_short tokens), so that building the model and the prefill cancel out; the
+  slowest rank's times (after a barrier).
 - `PP p, m in flight`: `pp_generate` on p stages with m requests (one sequence each); tokens/s = m * n_new / the time
   from the first stage's start to the last stage's end (the lesson's timeline spans).
 The cost model beside each (the lesson's section 6, on this machine): one process's measured time per step s1 is the

@@ -262,7 +262,8 @@ STEP_CASES = [  # (model, device, tp, pp, batch, context): every regime and term
 
 @check
 def decode_step_time_full_model(student):
-    """decode_step_time adds the KV cache, compute, 2 all-reduces per layer and the pipeline's hops as the model says."""
+    """decode_step_time adds the KV cache, compute, 2 all-reduces per layer and the pipeline's hops as the model
+    says."""
     for args in STEP_CASES:
         got = call(student, "decode_step_time", *args)
         assert_seconds(got, reference_step_time(*args), shown("decode_step_time", args))

@@ -1,4 +1,4 @@
-"""Lesson 7's tensor-parallel decode as a standalone script: greedy decoding with attention and the KV cache split by heads.
+"""Lesson 7's tensor-parallel decode as a standalone script: greedy decoding, attention and KV cache split by heads.
 
     torchrun --standalone --nproc-per-node=2 07_decode_tp.py                  # 2 ranks on this machine (gloo)
     torchrun --standalone --nproc-per-node=4 07_decode_tp.py --new-tokens 20  # 4 ranks: KV heads replicated

@@ -161,7 +161,8 @@ class Block(nn.Module):
         self.ln2, self.mlp = nn.LayerNorm(config.dim), MLP(config)
 
     def forward(self, x: torch.Tensor, cache: LayerKV | None = None) -> torch.Tensor:
-        x = x + self.attn(self.ln1(x), cache)
+        h = self.ln1(x)  # without a cache, attn gets one input (DTensor's input hooks expect as many as layouts)
+        x = x + (self.attn(h) if cache is None else self.attn(h, cache))
         return x + self.mlp(self.ln2(x))
 
 
@@ -207,7 +208,7 @@ class TinyTransformer(nn.Module):
         start = 0 if cache is None else cache.length
         x = self.embed(tokens, start)
         for i, block in enumerate(self.blocks):
-            x = block(x, None if cache is None else cache.layers[i])
+            x = block(x) if cache is None else block(x, cache.layers[i])
         return self.ln_f(x)
 
     def embed(self, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:

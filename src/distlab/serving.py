@@ -145,7 +145,8 @@ def simulate(requests: list[Request], n_replicas: int, router, spec: ReplicaSpec
             chosen.queue.append(request)
     finish_until(float("inf"))
     columns = list(zip(*served)) if served else [()] * 5
-    out = {name: np.array(column) for name, column in zip(("start", "first_token", "finish", "replica", "hit"), columns)}
+    names = ("start", "first_token", "finish", "replica", "hit")
+    out = {name: np.array(column) for name, column in zip(names, columns)}
     out["arrival"] = np.array([r.arrival for r in requests])
     out["output_tokens"] = np.array([r.output_tokens for r in requests])
     out["slots"] = np.array(n_replicas * spec.max_batch)
@@ -162,7 +163,8 @@ def summarize(result: dict[str, np.ndarray], duration_s: float = DAY_S) -> dict[
     done = result["finish"] <= duration_s
     busy = np.minimum(result["finish"], duration_s) - np.minimum(result["start"], duration_s)
     return {"utilization": float(busy.sum() / (result["slots"] * duration_s)),
-            "prefill_busy": float(result["prefill_busy_s"].mean() / duration_s),"p50_s": float(np.percentile(latency, 50)), "p99_s": float(np.percentile(latency, 99)),
+            "prefill_busy": float(result["prefill_busy_s"].mean() / duration_s),
+            "p50_s": float(np.percentile(latency, 50)), "p99_s": float(np.percentile(latency, 99)),
             "ttft_p50_s": float(np.percentile(ttft, 50)), "ttft_p99_s": float(np.percentile(ttft, 99)),
             "tokens_per_s": float(result["output_tokens"][done].sum() / duration_s),
             "hit_rate": float(result["hit"].mean())}

@@ -3,7 +3,7 @@
 # must-lose: shard_heads_rejects_bad_input
 # must-keep: shard_heads_contiguous_groups, shard_heads_replicates_kv_heads
 def shard_heads(n_heads, n_kv_heads, tp, rank):
-    """(query heads, KV heads) rank `rank` of `tp` computes and caches: contiguous query heads, the KV heads they read."""
+    """Query heads (contiguous) and KV heads (those they read) that rank `rank` of `tp` computes and caches."""
     for name, value in dict(n_heads=n_heads, n_kv_heads=n_kv_heads, tp=tp).items():
         if not value > 0:
             raise ValueError(f"{name} must be positive, got {value!r}")

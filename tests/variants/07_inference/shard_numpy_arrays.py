@@ -9,7 +9,7 @@ class LayoutError(ValueError):
 
 
 def shard_heads(n_heads, n_kv_heads, tp, rank):
-    """(query heads, KV heads) rank `rank` of `tp` computes and caches: contiguous query heads, the KV heads they read."""
+    """Query heads (contiguous) and KV heads (those they read) that rank `rank` of `tp` computes and caches."""
     if min(n_heads, n_kv_heads, tp) < 1 or not 0 <= rank < tp:
         raise LayoutError(f"bad sizes or rank: n_heads={n_heads}, n_kv_heads={n_kv_heads}, tp={tp}, rank={rank}")
     if np.remainder(n_heads, tp) or np.remainder(n_heads, n_kv_heads):

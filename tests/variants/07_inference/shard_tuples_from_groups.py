@@ -2,7 +2,7 @@
 # differs: walks the KV groups and keeps those that overlap the rank's block; returns a tuple of two lists; prints
 #   nothing, asserts nothing
 def shard_heads(n_heads, n_kv_heads, tp, rank):
-    """(query heads, KV heads) rank `rank` of `tp` computes and caches: contiguous query heads, the KV heads they read."""
+    """Query heads (contiguous) and KV heads (those they read) that rank `rank` of `tp` computes and caches."""
     sizes_ok = n_heads > 0 and n_kv_heads > 0 and tp > 0 and 0 <= rank < tp
     if not sizes_ok or n_heads % tp != 0 or n_heads % n_kv_heads != 0:
         raise ValueError("tp and n_kv_heads must divide n_heads, and rank must be in range(tp)")
