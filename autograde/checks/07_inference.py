@@ -209,8 +209,8 @@ DECODES = [  # (model config, ranks, seed of the weights, seed of the prompt, ba
 
 @check
 def tp_decode_matches_single_process(student):
-    """A real decode on 2 ranks with your shard_heads gives the same tokens as one process, and each rank caches only
-    its KV heads."""
+    """A real decode on 2 ranks (and on 4, past the KV heads) with your shard_heads gives the same tokens as one
+    process, and each rank caches only its KV heads."""
     for config_kwargs, world_size, seed, prompt_seed, batch, length, n_new in DECODES:
         config = ModelConfig(**config_kwargs)
         prompt, _ = random_batch(config, batch, length, seed=prompt_seed)
