@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 import distlab
-from distlab.models import ModelConfig, TinyTransformer, random_batch
+from distlab.models import KVCache, ModelConfig, TinyTransformer, random_batch
 
 SMALL = ModelConfig(vocab_size=50, dim=16, n_layers=2, n_heads=4, max_seq_len=12)
 
@@ -91,6 +91,46 @@ def test_generate_is_greedy_and_deterministic():
     assert torch.equal(out[:, 4], model(prompt)[:, -1].argmax(-1))
 
 
+@pytest.mark.parametrize("n_kv_heads", [None, 2, 1])
+def test_greedy_decode_with_a_kv_cache_is_decode_without_one(n_kv_heads):
+    """The cache changes what is computed (one token per step), not the tokens: MHA, GQA and MQA."""
+    config = ModelConfig(**{**SMALL.__dict__, "n_kv_heads": n_kv_heads, "max_seq_len": 16})
+    model = TinyTransformer(config, seed=2)
+    prompt, _ = random_batch(config, 3, 5, seed=4)
+    with_cache = model.generate(prompt, 11, use_cache=True)
+    assert with_cache.shape == (3, 16)
+    assert torch.equal(with_cache, model.generate(prompt, 11))
+
+
+def test_cached_logits_equal_the_whole_sequence_logits_position_by_position():
+    config = ModelConfig(**{**SMALL.__dict__, "n_kv_heads": 2})
+    model = TinyTransformer(config, seed=6)
+    tokens, _ = random_batch(config, 2, 10, seed=5)
+    cache = KVCache(config.n_layers)
+    pieces = [model(tokens[:, :4], cache)] + [model(tokens[:, i:i + 1], cache) for i in range(4, 10)]  # prefill, decode
+    torch.testing.assert_close(torch.cat(pieces, dim=1), model(tokens), rtol=1e-5, atol=1e-6)
+    kv_bytes = 2 * config.n_layers * 2 * 10 * config.kv_heads * config.head_dim * 4  # K and V, layers, batch, tokens
+    assert cache.length == 10 and cache.nbytes == kv_bytes
+    assert cache.layers[0].keys.shape == (2, 10, config.kv_heads * config.head_dim)
+
+
+def test_attention_core_with_more_keys_than_queries_is_the_last_rows():
+    attn = TinyTransformer(SMALL).blocks[0].attn
+    generator = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(2, 6, SMALL.dim, generator=generator) for _ in range(3))
+    torch.testing.assert_close(attn.core(q[:, 4:], k, v), attn.core(q, k, v)[:, 4:], rtol=1e-5, atol=1e-6)
+
+
+def test_a_cached_sequence_longer_than_max_seq_len_is_an_error():
+    model = TinyTransformer(SMALL)
+    cache = KVCache(SMALL.n_layers)
+    model(torch.zeros(1, 12, dtype=torch.long), cache)
+    with pytest.raises(ValueError, match="max_seq_len"):
+        model(torch.zeros(1, 1, dtype=torch.long), cache)
+    with pytest.raises(ValueError, match="max_seq_len"):
+        model.generate(torch.zeros(1, 4, dtype=torch.long), 10, use_cache=True)
+
+
 @pytest.mark.parametrize("bad", [dict(dim=30), dict(n_kv_heads=3), dict(n_kv_heads=0), dict(n_layers=0),
                                  dict(vocab_size=2.5)])
 def test_config_rejects_inconsistent_sizes(bad):
@@ -105,3 +145,4 @@ def test_sequence_longer_than_max_seq_len_is_an_error():
 
 def test_exported_from_distlab():
     assert distlab.TinyTransformer is TinyTransformer and distlab.ModelConfig is ModelConfig
+    assert distlab.KVCache is KVCache

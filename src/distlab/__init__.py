@@ -18,7 +18,7 @@ from .exact import fixed_layout_ddp, per_parameter_allreduce
 from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, faults_from_env, kill_after_open
 from .launcher import default_backend, launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
-from .models import ModelConfig, TinyTransformer, random_batch
+from .models import KVCache, ModelConfig, TinyTransformer, random_batch
 from .timeline import Timeline, busy_seconds, plot_timeline, timeline_summary
 from .overlap import OverlapWatch, overlap_summary, plot_overlap, watch_overlap
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
@@ -30,7 +30,7 @@ __all__ = [
     "tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker",
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",
     "fixed_layout_ddp", "per_parameter_allreduce",
-    "ModelConfig", "TinyTransformer", "random_batch",
+    "ModelConfig", "TinyTransformer", "KVCache", "random_batch",
     "Timeline", "plot_timeline", "timeline_summary", "busy_seconds",
     "OverlapWatch", "watch_overlap", "overlap_summary", "plot_overlap",
 ]

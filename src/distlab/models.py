@@ -11,6 +11,14 @@ embedding (`tie_embeddings=True`) or has its own weight. Attention keeps its pro
 heads" (Megatron-LM, Shoeybi et al. 2019, §3); `n_kv_heads < n_heads` shares each key/value head between
 `n_heads / n_kv_heads` query heads (grouped-query attention, Ainslie et al. 2023; `n_kv_heads=1` is multi-query).
 
+Decoding can keep the keys and values of the tokens already seen (a KV cache, as every serving engine does; Pope et al.
+2022, *Efficiently Scaling Transformer Inference*, §2): give `forward` a `KVCache` and it runs only the new tokens,
+at the positions that follow the cached ones, appending their keys and values:
+
+    cache = distlab.models.KVCache(config.n_layers)
+    logits = model(prompt, cache)                        # prefill: the whole prompt, its K/V kept
+    logits = model(next_token, cache)                    # decode: one token per sequence, attending to the cache
+
 It holds no parallel code: the lessons and exercises write that, and check it against this module.
 """
 from __future__ import annotations
@@ -22,7 +30,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-__all__ = ["ModelConfig", "TinyTransformer", "Block", "Attention", "MLP", "random_batch"]
+__all__ = ["ModelConfig", "TinyTransformer", "Block", "Attention", "MLP", "KVCache", "LayerKV", "random_batch"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,45 @@ class ModelConfig:
         return self.dim // self.n_heads
 
 
+class LayerKV:
+    """One layer's keys and values of every token seen so far: `keys`, `values` [batch, tokens, heads * head_dim],
+    with the key/value heads this process computes (all of them in one process, a rank's own under tensor
+    parallelism: the widths come from what `extend` is given)."""
+
+    def __init__(self):
+        self.keys: torch.Tensor | None = None
+        self.values: torch.Tensor | None = None
+
+    @property
+    def length(self) -> int:
+        return 0 if self.keys is None else self.keys.shape[1]
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.keys is None else self.keys.nbytes + self.values.nbytes
+
+    def extend(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Append the new tokens' keys and values; return every token's (cached ones first)."""
+        self.keys = k if self.keys is None else torch.cat([self.keys, k], dim=1)
+        self.values = v if self.values is None else torch.cat([self.values, v], dim=1)
+        return self.keys, self.values
+
+
+class KVCache:
+    """The KV cache of `n_layers` layers (a `LayerKV` each, in `layers`); `length` tokens per sequence so far."""
+
+    def __init__(self, n_layers: int):
+        self.layers = [LayerKV() for _ in range(n_layers)]
+
+    @property
+    def length(self) -> int:
+        return self.layers[0].length
+
+    @property
+    def nbytes(self) -> int:
+        return sum(layer.nbytes for layer in self.layers)
+
+
 class Attention(nn.Module):
     """Causal self-attention with `n_heads` query heads and `kv_heads` key/value heads (GQA when fewer)."""
 
@@ -68,22 +115,27 @@ class Attention(nn.Module):
         self.v_proj = nn.Linear(config.dim, self.kv_heads * self.head_dim, bias=config.bias)
         self.o_proj = nn.Linear(self.n_heads * self.head_dim, config.dim, bias=config.bias)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.o_proj(self.core(self.q_proj(x), self.k_proj(x), self.v_proj(x)))
+    def forward(self, x: torch.Tensor, cache: LayerKV | None = None) -> torch.Tensor:
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        if cache is not None:
+            k, v = cache.extend(k, v)
+        return self.o_proj(self.core(q, k, v))
 
     def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """softmax(q k^T / sqrt(d)) v per head, causal; inputs and output are [batch, seq, heads * head_dim].
 
-        The number of heads is read from the inputs' widths, so a rank holding some whole heads calls it as is."""
+        The number of heads is read from the inputs' widths, so a rank holding some whole heads calls it as is.
+        Keys and values may be longer than the queries (a KV cache): the queries are then the last tokens."""
         b, s, _ = q.shape
+        s_kv = k.shape[1]
         q = q.view(b, s, -1, self.head_dim).transpose(1, 2)  # [b, heads, s, d]
-        k = k.view(b, s, -1, self.head_dim).transpose(1, 2)
-        v = v.view(b, s, -1, self.head_dim).transpose(1, 2)
+        k = k.view(b, s_kv, -1, self.head_dim).transpose(1, 2)
+        v = v.view(b, s_kv, -1, self.head_dim).transpose(1, 2)
         if k.shape[1] != q.shape[1]:  # GQA: query head i reads key/value head i // group
             group = q.shape[1] // k.shape[1]
             k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
-        causal = torch.ones(s, s, dtype=torch.bool, device=q.device).tril()
+        causal = torch.ones(s, s_kv, dtype=torch.bool, device=q.device).tril(s_kv - s)  # query i is token s_kv-s+i
         weights = scores.masked_fill(~causal, float("-inf")).softmax(dim=-1)
         return (weights @ v).transpose(1, 2).reshape(b, s, -1)
 
@@ -108,8 +160,9 @@ class Block(nn.Module):
         self.ln1, self.attn = nn.LayerNorm(config.dim), Attention(config)
         self.ln2, self.mlp = nn.LayerNorm(config.dim), MLP(config)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.attn(self.ln1(x))
+    def forward(self, x: torch.Tensor, cache: LayerKV | None = None) -> torch.Tensor:
+        h = self.ln1(x)  # without a cache, attn gets one input (DTensor's input hooks expect as many as layouts)
+        x = x + (self.attn(h) if cache is None else self.attn(h, cache))
         return x + self.mlp(self.ln2(x))
 
 
@@ -146,19 +199,25 @@ class TinyTransformer(nn.Module):
                 std = residual_std if name.endswith(("o_proj.weight", "down.weight")) else 0.02
                 p.copy_(torch.randn(p.shape, generator=generator) * std)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.lm_head(self.hidden(tokens))
+    def forward(self, tokens: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
+        return self.lm_head(self.hidden(tokens, cache))
 
-    def hidden(self, tokens: torch.Tensor) -> torch.Tensor:
-        """The final hidden states [batch, seq, dim] (after ln_f), before the output layer."""
-        if tokens.shape[-1] > self.config.max_seq_len:
-            raise ValueError(f"sequence of {tokens.shape[-1]} tokens is longer than max_seq_len="
-                             f"{self.config.max_seq_len}")
-        positions = torch.arange(tokens.shape[-1], device=tokens.device)
-        x = self.tok_emb(tokens) + self.pos_emb(positions)
-        for block in self.blocks:
-            x = block(x)
+    def hidden(self, tokens: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
+        """The final hidden states [batch, seq, dim] (after ln_f), before the output layer. With a `cache`, the
+        tokens follow the cached ones (positions from `cache.length` on) and their keys and values are appended."""
+        start = 0 if cache is None else cache.length
+        x = self.embed(tokens, start)
+        for i, block in enumerate(self.blocks):
+            x = block(x) if cache is None else block(x, cache.layers[i])
         return self.ln_f(x)
+
+    def embed(self, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """Token plus position embeddings of `tokens` [batch, seq] at positions start, start + 1, ..."""
+        if start + tokens.shape[-1] > self.config.max_seq_len:
+            raise ValueError(f"sequence of {start + tokens.shape[-1]} tokens is longer than max_seq_len="
+                             f"{self.config.max_seq_len}")
+        positions = torch.arange(start, start + tokens.shape[-1], device=tokens.device)
+        return self.tok_emb(tokens) + self.pos_emb(positions)
 
     def loss(self, tokens: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> torch.Tensor:
         """Mean next-token cross-entropy of `targets` (same shape as `tokens`)."""
@@ -166,11 +225,17 @@ class TinyTransformer(nn.Module):
         return F.cross_entropy(logits.flatten(0, -2), targets.flatten(), ignore_index=ignore_index)
 
     @torch.no_grad()
-    def generate(self, tokens: torch.Tensor, n_new: int) -> torch.Tensor:
-        """Greedy decoding of `n_new` tokens after `tokens` [batch, seq] (no KV cache: recomputes the prefix)."""
+    def generate(self, tokens: torch.Tensor, n_new: int, use_cache: bool = False) -> torch.Tensor:
+        """Greedy decoding of `n_new` tokens after `tokens` [batch, seq]. Without a cache each step recomputes the
+        whole prefix (its last max_seq_len tokens); with one (`use_cache=True`) the prompt runs once (prefill), then
+        each step runs one token per sequence (decode) and the sequence must fit in max_seq_len."""
+        cache = KVCache(self.config.n_layers) if use_cache else None
+        step_input = tokens
         for _ in range(n_new):
-            next_token = self(tokens[:, -self.config.max_seq_len:])[:, -1].argmax(-1, keepdim=True)
+            window = step_input if use_cache else step_input[:, -self.config.max_seq_len:]
+            next_token = self(window, cache)[:, -1].argmax(-1, keepdim=True)
             tokens = torch.cat([tokens, next_token], dim=1)
+            step_input = next_token if use_cache else tokens
         return tokens
 
     def num_parameters(self) -> int:

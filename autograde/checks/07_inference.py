@@ -1,0 +1,379 @@
+"""Trusted checks of exercise set 07 (distributed inference): one per test cell, named by its grade_id.
+
+Run by the grader, never in the sandbox. The expected values come from this module's own reference of the cost
+model (`reference_*`, written from the exercise's statement), from the published sizes of Llama 2 (Touvron et al.
+2023, Table 1 and the models' config.json) and Llama 3 (Dubey et al. 2024, Table 3), from an exhaustive search over
+every configuration, and from `distlab.TinyTransformer` decoding in this process. The student's functions run in the
+sandbox through `plain_call` (autograde/checks/07_inference_ranks.py), which brings numpy numbers back as plain ones.
+"""
+import math
+
+import torch
+
+from autograde.checks._common import StudentError, check
+from distlab.models import ModelConfig, TinyTransformer, random_batch
+
+LAUNCH = {"timeout": 40, "collective_timeout": 10}
+REL = 1e-6  # the exercise promises "within a relative 1e-6"
+
+
+def model(n_params, n_layers, d_model, n_heads, n_kv_heads, head_dim=128, bytes_per_param=2):
+    return dict(n_params=n_params, n_layers=n_layers, d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                head_dim=head_dim, bytes_per_param=bytes_per_param)
+
+
+# Published configurations; parameter counts as computed from them (embeddings and output layer untied)
+LLAMA2_7B = model(6.74e9, 32, 4096, 32, 32)
+LLAMA2_13B = model(13.02e9, 40, 5120, 40, 40)
+LLAMA2_70B = model(68.98e9, 80, 8192, 64, 8)
+LLAMA3_8B = model(8.03e9, 32, 4096, 32, 8)
+LLAMA3_70B = model(70.6e9, 80, 8192, 64, 8)
+LLAMA3_405B = model(405.85e9, 126, 16384, 128, 8)
+# Devices: H100 SXM and A100 SXM 80 GB (NVIDIA's datasheets: HBM bandwidth, dense bf16, NVLink each way), a 24 GB
+# PCIe card, and ideal links. Latencies are assumptions, as in the lesson.
+H100 = dict(hbm_bytes=80e9, hbm_bandwidth=3.35e12, flops=989e12, link_bandwidth=450e9, link_latency=2e-6)
+A100 = dict(hbm_bytes=80e9, hbm_bandwidth=2.039e12, flops=312e12, link_bandwidth=300e9, link_latency=3e-6)
+PCIE_24GB = dict(hbm_bytes=24e9, hbm_bandwidth=300e9, flops=121e12, link_bandwidth=32e9, link_latency=10e-6)
+IDEAL = dict(H100, link_bandwidth=1e18, link_latency=0.0)
+
+
+# --- the reference, from the exercise's statement -------------------------------------------------------------
+
+def reference_kv_bytes(n_layers, n_kv_heads, head_dim, bytes_per_elem=2):
+    return 2 * n_layers * n_kv_heads * head_dim * bytes_per_elem
+
+
+def reference_shard_heads(n_heads, n_kv_heads, tp, rank):
+    """The expected (query heads, KV heads), or None where a ValueError is expected."""
+    if min(n_heads, n_kv_heads, tp) <= 0 or n_heads % tp or n_heads % n_kv_heads or not 0 <= rank < tp:
+        return None
+    if tp % n_kv_heads and n_kv_heads % tp:
+        return None
+    query = list(range(rank * n_heads // tp, (rank + 1) * n_heads // tp))
+    group = n_heads // n_kv_heads
+    return query, sorted({h // group for h in query})
+
+
+def reference_kv_heads_per_rank(m, tp):
+    return len(reference_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])
+
+
+def reference_step_time(m, hw, tp, pp, batch, context_len):
+    layers, b = m["n_layers"] // pp, m["bytes_per_param"]
+    read = m["n_params"] * b / (tp * pp) + batch * context_len * reference_kv_bytes(
+        layers, reference_kv_heads_per_rank(m, tp), m["head_dim"], b)
+    stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * batch / (tp * pp) / hw["flops"])
+    size = batch * m["d_model"] * b
+    if tp > 1:
+        stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
+    return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+
+
+def reference_fits(m, hw, tp, pp, batch, context_len):
+    kv = pp * batch * context_len * reference_kv_bytes(m["n_layers"] // pp, reference_kv_heads_per_rank(m, tp),
+                                                       m["head_dim"], m["bytes_per_param"])
+    return m["n_params"] * m["bytes_per_param"] / (tp * pp) + kv <= hw["hbm_bytes"]
+
+
+def every_config(m, hw, num_devices, context_len, max_batch=1024):
+    """Every configuration the exercise names, feasible in memory or not, with its latency and throughput."""
+    for tp in range(1, num_devices + 1):
+        for pp in range(1, num_devices + 1):
+            if num_devices % (tp * pp) or m["n_layers"] % pp or reference_shard_heads(m["n_heads"],
+                                                                                       m["n_kv_heads"], tp, 0) is None:
+                continue
+            for batch in (2**k for k in range(max_batch.bit_length()) if 2**k <= max_batch):
+                step = reference_step_time(m, hw, tp, pp, batch, context_len)
+                replicas = num_devices // (tp * pp)
+                yield dict(tp=tp, pp=pp, replicas=replicas, batch=batch, tokens_per_s=replicas * pp * batch / step,
+                           latency_ms=1000 * step, fits=reference_fits(m, hw, tp, pp, batch, context_len))
+
+
+def reference_best(m, hw, num_devices, slo_ms, context_len, max_batch=1024):
+    """Exhaustive search: the most throughput among configurations that keep the promise; the statement's ties."""
+    kept = [c for c in every_config(m, hw, num_devices, context_len, max_batch) if c["fits"]
+            and c["latency_ms"] <= slo_ms]
+    if not kept:
+        return None, kept
+    most = max(c["tokens_per_s"] for c in kept)
+    best = min((c for c in kept if c["tokens_per_s"] >= most * (1 - 1e-9)),
+               key=lambda c: (c["tp"] * c["pp"], c["batch"], c["tp"]))
+    return best, kept
+
+
+# --- calling the student ------------------------------------------------------------------------------------
+
+def call(student, name, *args, **kwargs):
+    return student.call("plain_call", name, list(args), kwargs)
+
+
+def shown(name, args, kwargs=None):
+    parts = [_short(a) for a in args] + [f"{k}={v!r}" for k, v in (kwargs or {}).items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def _short(value):
+    for label, known in NAMES.items():
+        if value is known:
+            return label
+    return repr(value)
+
+
+NAMES = {"LLAMA2_7B": LLAMA2_7B, "LLAMA2_13B": LLAMA2_13B, "LLAMA2_70B": LLAMA2_70B, "LLAMA3_8B": LLAMA3_8B,
+         "LLAMA3_70B": LLAMA3_70B, "LLAMA3_405B": LLAMA3_405B, "H100": H100, "A100": A100, "PCIE_24GB": PCIE_24GB,
+         "IDEAL": IDEAL}
+
+
+def assert_value_error(student, name, *args, **kwargs):
+    where = shown(name, args, kwargs)
+    try:
+        result = call(student, name, *args, **kwargs)
+    except StudentError as error:
+        assert "ValueError" in error.type_names, (
+            f"{where} raised {error.type_names[0]}: {error.message}; expected ValueError")
+        assert error.message.strip(), f"{where} raised ValueError without a message"
+        return
+    raise AssertionError(f"{where} returned {result!r}; expected it to raise ValueError")
+
+
+def assert_seconds(got, expected, where, rel=REL):
+    assert type(got) in (int, float), f"{where}: expected a number of seconds, got {got!r}"
+    assert math.isclose(got, expected, rel_tol=rel), f"{where}: got {got!r} s, expected {expected!r} s"
+
+
+# --- Part 1: KV cache bytes ---------------------------------------------------------------------------------
+
+@check
+def kv_cache_bytes_published_models(student):
+    """kv_cache_bytes_per_token gives the published models' KV bytes per token (Llama 2 and Llama 3), as an int."""
+    cases = [("Llama-3-8B", (32, 8, 128)), ("Llama-3-70B", (80, 8, 128)), ("Llama-3-405B", (126, 8, 128)),
+             ("Llama-2-7B", (32, 32, 128)), ("Llama-2-13B", (40, 40, 128)), ("Llama-2-70B", (80, 8, 128)),
+             ("Llama-3-8B in fp32", (32, 8, 128, 4)), ("Llama-3-70B in FP8", (80, 8, 128, 1)),
+             ("a one-layer MQA model", (1, 1, 64))]
+    for label, args in cases:
+        got = call(student, "kv_cache_bytes_per_token", *args)
+        expected = reference_kv_bytes(*args)
+        where = f"{label}: {shown('kv_cache_bytes_per_token', args)}"
+        assert type(got) is int, f"{where}: expected an int, got {got!r}"
+        assert got == expected, f"{where}: got {got}, expected {expected}"
+    print("Llama 2 7B/13B/70B and Llama 3 8B/70B/405B: " + ", ".join(
+        f"{reference_kv_bytes(*args) // 1024} KiB" for _, args in cases[:6]) + " per token (bf16)")
+
+
+# --- Part 2: shard_heads ------------------------------------------------------------------------------------
+
+def assert_layouts(student, layouts):
+    for n_heads, n_kv_heads, tp in layouts:
+        for rank in range(tp):
+            args = (n_heads, n_kv_heads, tp, rank)
+            got = call(student, "shard_heads", *args)
+            expected = [list(part) for part in reference_shard_heads(*args)]
+            assert got == expected, f"{shown('shard_heads', args)}: got {got}, expected {expected}"
+
+
+@check
+def shard_heads_contiguous_groups(student):
+    """shard_heads gives contiguous query heads and the KV heads they read, with tp <= n_kv_heads (GQA and MHA)."""
+    layouts = [(4, 2, 2), (4, 2, 1), (8, 8, 4), (64, 8, 8), (64, 8, 4), (32, 8, 2), (40, 40, 8), (128, 8, 8),
+               (12, 4, 4), (6, 6, 3), (16, 4, 2)]
+    assert_layouts(student, layouts)
+    print(f"{len(layouts)} layouts, every rank: contiguous query heads, the KV heads they read")
+
+
+@check
+def shard_heads_replicates_kv_heads(student):
+    """shard_heads with more ranks than KV heads: each KV head is held by every rank whose query heads read it."""
+    layouts = [(4, 2, 4), (8, 1, 2), (64, 8, 16), (64, 8, 32), (128, 8, 64), (8, 2, 8), (12, 3, 6), (32, 1, 32)]
+    assert_layouts(student, layouts)
+    print(f"{len(layouts)} layouts with tp > n_kv_heads: one KV head per rank, replicated")
+
+
+@check
+def shard_heads_rejects_bad_input(student):
+    """shard_heads raises ValueError when tp does not divide n_heads, n_kv_heads does not divide n_heads, or neither of
+    tp and n_kv_heads divides the other."""
+    for args in [(4, 2, 3, 0), (6, 4, 2, 0), (48, 6, 4, 0), (24, 6, 4, 1), (64, 8, 3, 0), (32, 12, 4, 0),
+                 (4, 2, 2, 2), (4, 2, 2, -1), (4, 0, 2, 0), (4, 2, 0, 0), (0, 2, 2, 0)]:
+        assert reference_shard_heads(*args) is None
+        assert_value_error(student, "shard_heads", *args)
+    print("rejects every layout a rank could not hold whole heads of, and ranks out of range")
+
+
+# --- the real decode with the student's shard_heads -------------------------------------------------------------
+
+DECODES = [  # (model config, ranks, seed of the weights, seed of the prompt, batch, prompt length, new tokens)
+    (dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, n_kv_heads=2, max_seq_len=32), 2, 0, 1, 2, 6, 10),
+    (dict(vocab_size=96, dim=64, n_layers=2, n_heads=8, n_kv_heads=2, max_seq_len=32), 4, 5, 6, 2, 4, 8),
+]
+
+
+@check
+def tp_decode_matches_single_process(student):
+    """A real decode on 2 ranks (and on 4, past the KV heads) with your shard_heads gives the same tokens as one
+    process, and each rank caches only its KV heads."""
+    for config_kwargs, world_size, seed, prompt_seed, batch, length, n_new in DECODES:
+        config = ModelConfig(**config_kwargs)
+        prompt, _ = random_batch(config, batch, length, seed=prompt_seed)
+        expected = TinyTransformer(config, seed).generate(prompt, n_new)  # one process, here in the grader
+        results = student.launch("rank_tp_decode", world_size, args=(config_kwargs, seed, prompt, n_new), **LAUNCH)
+        where = f"{config.n_heads} query heads, {config.kv_heads} KV heads on {world_size} ranks"
+        for rank, result in enumerate(results):
+            query, kv = reference_shard_heads(config.n_heads, config.kv_heads, world_size, rank)
+            assert result["query_heads"] == query and result["kv_heads"] == kv, (
+                f"{where}, rank {rank}: shard_heads gave query heads {result['query_heads']} and KV heads "
+                f"{result['kv_heads']}; expected {query} and {kv}")
+            assert torch.equal(result["tokens"], expected), (
+                f"{where}, rank {rank}: the decode gave other tokens than one process\n{result['tokens']}\n{expected}")
+            kv_bytes = batch * (length + n_new - 1) * reference_kv_bytes(config.n_layers, len(kv), config.head_dim, 4)
+            assert result["kv_bytes"] == kv_bytes, (
+                f"{where}, rank {rank}: its KV cache holds {result['kv_bytes']} bytes, its {len(kv)} KV head(s) "
+                f"need {kv_bytes}")
+        print(f"{where}: {n_new} tokens identical to one process; each rank caches {len(kv)} KV head(s)")
+
+
+# --- Part 3: decode_step_time ---------------------------------------------------------------------------------
+
+@check
+def decode_step_time_weights_bound(student):
+    """decode_step_time at batch 1 and a short context is the weights-only bound: Llama-3-70B in bf16 on 8 devices of
+    3.35 TB/s reads 141.2 GB / 8 per step."""
+    for m, hw, tp, pp, label in [(LLAMA3_70B, IDEAL, 8, 1, "Llama-3-70B on 8 H100s"),
+                                 (LLAMA3_8B, H100, 1, 1, "Llama-3-8B on 1 H100"),
+                                 (LLAMA3_405B, IDEAL, 8, 2, "Llama-3-405B on 8 x 2 H100s"),
+                                 (LLAMA2_70B, dict(A100, link_bandwidth=1e18, link_latency=0.0), 4, 1,
+                                  "Llama-2-70B on 4 A100s")]:
+        args = (m, hw, tp, pp, 1, 1)
+        got = call(student, "decode_step_time", *args)
+        bound = m["n_params"] * m["bytes_per_param"] / (tp * pp) / hw["hbm_bandwidth"] * pp
+        assert_seconds(got, reference_step_time(*args), f"{label}, batch 1: {shown('decode_step_time', args)}")
+        assert abs(got / bound - 1) < 1e-3, f"{label}: {got} s is not the weights-only bound {bound} s"
+        print(f"{label}, batch 1: {got * 1e3:.2f} ms per token, the weights-only bound")
+
+
+STEP_CASES = [  # (model, device, tp, pp, batch, context): every regime and term of the cost model
+    (LLAMA3_8B, H100, 1, 1, 1, 8192), (LLAMA3_8B, H100, 1, 1, 512, 128), (LLAMA3_8B, H100, 2, 2, 8, 1000),
+    (LLAMA3_70B, H100, 8, 1, 64, 4096), (LLAMA3_70B, H100, 16, 1, 64, 4096), (LLAMA3_70B, H100, 4, 2, 32, 2048),
+    (LLAMA3_70B, H100, 1, 8, 16, 2048), (LLAMA3_70B, H100, 2, 4, 1024, 16), (LLAMA3_405B, H100, 8, 2, 16, 8192),
+    (LLAMA3_405B, H100, 32, 1, 8, 32768), (LLAMA2_13B, A100, 8, 1, 4, 4096), (LLAMA2_70B, A100, 2, 4, 128, 1024),
+    (LLAMA2_7B, IDEAL, 4, 4, 8, 512), (dict(LLAMA3_8B, bytes_per_param=1), H100, 2, 1, 256, 2048),
+    (LLAMA3_70B, PCIE_24GB, 8, 2, 2, 1024), (dict(LLAMA3_8B, n_kv_heads=1), A100, 4, 2, 32, 4096),
+]
+
+
+@check
+def decode_step_time_full_model(student):
+    """decode_step_time adds the KV cache, compute, 2 all-reduces per layer and the pipeline's hops as the model
+    says."""
+    for args in STEP_CASES:
+        got = call(student, "decode_step_time", *args)
+        assert_seconds(got, reference_step_time(*args), shown("decode_step_time", args))
+    print(f"{len(STEP_CASES)} cases (memory- and compute-bound, tp up to 32, pp up to 8, GQA, MHA, MQA, FP8): "
+          "as the cost model says")
+
+
+@check
+def decode_step_time_rejects_bad_input(student):
+    """decode_step_time raises ValueError for a negative latency, a pp that does not divide n_layers, and a tp that
+    shard_heads rejects."""
+    good = (LLAMA3_8B, H100, 2, 1, 4, 100)
+    bad = [dict(hardware=dict(H100, link_latency=-1e-6)), dict(pp=3), dict(tp=3), dict(tp=0), dict(pp=0),
+           dict(batch=0), dict(context_len=0), dict(batch=-2), dict(hardware=dict(H100, hbm_bandwidth=0)),
+           dict(hardware=dict(H100, flops=-1.0)), dict(hardware=dict(H100, link_bandwidth=0)),
+           dict(hardware=dict(H100, hbm_bytes=0)), dict(model=dict(LLAMA3_8B, n_params=0)),
+           dict(model=dict(LLAMA3_8B, d_model=0)), dict(model=dict(LLAMA3_8B, bytes_per_param=0)),
+           dict(model=dict(LLAMA3_8B, n_kv_heads=6)), dict(model=dict(LLAMA3_8B, head_dim=-128)),
+           dict(model=dict(LLAMA3_8B, n_layers=0))]
+    names = ["model", "hardware", "tp", "pp", "batch", "context_len"]
+    for change in bad:
+        args = [change.get(name, value) for name, value in zip(names, good)]
+        assert_value_error(student, "decode_step_time", *args)
+    got = call(student, "decode_step_time", LLAMA3_8B, IDEAL, 2, 1, 4, 100)  # a latency of 0 is allowed
+    assert_seconds(got, reference_step_time(LLAMA3_8B, IDEAL, 2, 1, 4, 100), "link_latency=0 (an ideal link)")
+    print(f"{len(bad)} bad inputs rejected; link_latency=0 accepted")
+
+
+# --- Part 4: best_config ------------------------------------------------------------------------------------------
+
+def assert_best(student, m, hw, num_devices, slo_ms, context_len, **kwargs):
+    args = (m, hw, num_devices, slo_ms, context_len)
+    where = shown("best_config", args, kwargs)
+    expected, kept = reference_best(*args, **kwargs)
+    got = call(student, "best_config", *args, **kwargs)
+    if expected is None:
+        assert got is None, f"{where}: no configuration keeps the promise (or fits), expected None; got {got}"
+        return None
+    assert isinstance(got, dict), f"{where}: expected a dict, got {got!r}"
+    keys = ("tp", "pp", "replicas", "batch")
+    config = {k: got.get(k) for k in keys}
+    want = {k: expected[k] for k in keys}
+    if config != want:
+        mine = next((c for c in every_config(m, hw, num_devices, context_len, kwargs.get("max_batch", 1024))
+                     if all(c[k] == config[k] for k in keys)), None)
+        why = ("it is not a configuration of the search" if mine is None else
+               "it does not fit in memory" if not mine["fits"] else
+               f"its step takes {mine['latency_ms']:.3f} ms, over the promise" if mine["latency_ms"] > slo_ms else
+               f"it makes {mine['tokens_per_s']:.6g} tokens/s, the best {expected['tokens_per_s']:.6g}"
+               + (" (a tie: the smaller tp * pp, then batch, then tp wins)"
+                  if mine["tokens_per_s"] >= expected["tokens_per_s"] * (1 - 1e-9) else ""))
+        raise AssertionError(f"{where}: got {config}, expected {want}: {why}")
+    for key in ("tokens_per_s", "latency_ms"):
+        value = got.get(key)
+        assert type(value) in (int, float) and math.isclose(value, expected[key], rel_tol=REL), (
+            f"{where}: {key} {value!r}, expected {expected[key]!r}")
+    return expected
+
+
+BEST_CASES = [  # (model, device, devices, promise in ms, context, max_batch)
+    (LLAMA3_70B, H100, 8, 20, 2048, 1024), (LLAMA3_70B, H100, 8, 50, 2048, 1024),
+    (LLAMA3_70B, H100, 8, 12, 2048, 1024), (LLAMA3_70B, H100, 16, 35, 4096, 1024),
+    (LLAMA3_70B, H100, 8, 200, 2048, 1024), (LLAMA3_70B, H100, 16, 200, 1024, 4096),
+    (LLAMA3_405B, H100, 16, 50, 4096, 1024), (LLAMA3_405B, H100, 16, 100, 1024, 1024),
+    (LLAMA3_70B, A100, 8, 100, 1024, 1024), (LLAMA3_70B, PCIE_24GB, 16, 300, 4096, 1024),
+    (LLAMA3_8B, H100, 1, 10, 8192, 1024), (LLAMA3_8B, H100, 4, 30, 32768, 1024), (LLAMA3_8B, H100, 6, 15, 2048, 100),
+    (LLAMA2_13B, A100, 4, 40, 4096, 1024), (LLAMA2_7B, A100, 2, 25, 4096, 64),
+]
+
+
+@check
+def best_config_is_the_best(student):
+    """best_config gives the configuration with the most throughput under the promise: Llama-3-70B on 8 H100s, a 2048-
+    token context, 20 ms and 50 ms per token (the lesson's section 6)."""
+    for m, hw, devices, slo, context, max_batch in BEST_CASES:
+        best = assert_best(student, m, hw, devices, slo, context, max_batch=max_batch)
+        shown_best = "None" if best is None else (f"TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch "
+                                                  f"{best['batch']}")
+        print(f"{_short(m)} on {devices} x {_short(hw)}, {slo} ms, context {context}: {shown_best}")
+
+
+TOY = model(1e9, 4, 1024, 8, 8)  # compute-bound from batch 16 on TOY_DEVICE: every larger batch makes the same tokens/s
+TOY_DEVICE = dict(hbm_bytes=1e12, hbm_bandwidth=1e12, flops=1e13, link_bandwidth=1e18, link_latency=0.0)
+
+
+@check
+def best_config_slo_memory_ties(student):
+    """best_config returns None when no configuration keeps the promise, and keeps batch within max_batch and memory."""
+    for m, hw, devices, slo, context in [(LLAMA3_70B, H100, 8, 5, 2048), (LLAMA3_405B, H100, 8, 1000, 1024),
+                                         (LLAMA3_70B, H100, 1, 1000, 128), (LLAMA3_8B, PCIE_24GB, 1, 1, 1024)]:
+        assert assert_best(student, m, hw, devices, slo, context) is None
+    print("None when the promise is below every step time or the weights fit nowhere")
+    for args, kwargs in [((LLAMA3_70B, H100, 8, 50, 2048), dict(max_batch=100)),
+                         ((LLAMA3_70B, H100, 8, 1000, 32768), {}), ((LLAMA3_8B, H100, 1, 1000, 131072), {}),
+                         ((LLAMA3_70B, H100, 16, 1000, 8192), dict(max_batch=2048))]:
+        best = assert_best(student, *args, **kwargs)
+        print(f"{shown('best_config', args, kwargs)}: batch {best['batch']} (max_batch and memory)")
+    for devices, slo in [(2, 1000), (4, 1000), (2, 10), (1, 1000)]:
+        best = assert_best(student, TOY, TOY_DEVICE, devices, slo, 1)
+        print(f"ties on {devices} device(s): TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch {best['batch']}")
+
+
+@check
+def best_config_rejects_bad_input(student):
+    """best_config raises ValueError for a non-positive number of devices, latency promise, context or max_batch."""
+    good = (LLAMA3_70B, H100, 8, 20, 2048)
+    for index, value in [(2, 0), (2, -8), (3, 0), (3, -1), (4, 0)]:
+        args = list(good)
+        args[index] = value
+        assert_value_error(student, "best_config", *args)
+    assert_value_error(student, "best_config", *good, max_batch=0)
+    assert_value_error(student, "best_config", dict(LLAMA3_70B, n_layers=0), H100, 8, 20, 2048)
+    print("rejects 0 or negative devices, promise, context, max_batch, and a model with no layers")

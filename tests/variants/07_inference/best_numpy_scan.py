@@ -1,0 +1,43 @@
+# replaces: best_config
+# differs: scans in another order (replicas first, batch from the largest down), keeps the best so far with the
+#   tie rule written as a comparison; returns numpy numbers
+import numpy as np
+
+
+def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024):
+    """The (tp, pp, replicas, batch) with the most tokens/s that keeps the promise and fits; None if none does."""
+    for value in (num_devices, latency_slo_ms, context_len, max_batch):
+        if not value > 0:
+            raise ValueError(f"{value} is not positive")
+    decode_step_time(model, hardware, 1, 1, 1, context_len)
+    feasible = []
+    for replicas in range(num_devices, 0, -1):
+        if num_devices % replicas:
+            continue
+        per_replica = num_devices // replicas
+        for tp in range(1, per_replica + 1):
+            pp, rest = divmod(per_replica, tp)
+            if rest or model["n_layers"] % pp:
+                continue
+            try:
+                kv = shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)[1]
+            except ValueError:
+                continue
+            batch = 1 << (int(max_batch).bit_length() - 1)
+            while batch >= 1:
+                weights = model["n_params"] * model["bytes_per_param"] / (tp * pp)
+                cache = pp * batch * context_len * kv_cache_bytes_per_token(model["n_layers"] // pp, len(kv),
+                                                                            model["head_dim"], model["bytes_per_param"])
+                if weights + cache <= hardware["hbm_bytes"]:
+                    step = decode_step_time(model, hardware, tp, pp, batch, context_len)
+                    if 1000 * step <= latency_slo_ms:
+                        feasible.append((np.float64(replicas * pp * batch / step), tp, pp, replicas, batch,
+                                         np.float64(1000 * step)))
+                batch //= 2
+    if not feasible:
+        return None
+    most = max(f[0] for f in feasible)
+    near = [f for f in feasible if f[0] >= most * (1 - 1e-9)]
+    thr, tp, pp, replicas, batch, ms = min(near, key=lambda f: (f[1] * f[2], f[4], f[1]))
+    return {"tp": np.int64(tp), "pp": np.int64(pp), "replicas": np.int64(replicas), "batch": np.int64(batch),
+            "tokens_per_s": thr, "latency_ms": ms}

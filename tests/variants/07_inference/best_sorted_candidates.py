@@ -1,0 +1,37 @@
+# replaces: best_config
+# differs: builds every candidate with itertools.product over the divisors, then sorts by (-throughput, tp * pp,
+#   batch, tp) after merging throughputs within 1e-9 of the best; prints how many configurations it tried
+import itertools
+
+
+def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024):
+    """The (tp, pp, replicas, batch) with the most tokens/s that keeps the promise and fits; None if none does."""
+    if num_devices <= 0 or latency_slo_ms <= 0 or context_len <= 0 or max_batch <= 0:
+        raise ValueError("num_devices, latency_slo_ms, context_len and max_batch must be positive")
+    decode_step_time(model, hardware, 1, 1, 1, context_len)
+    divisors = [d for d in range(1, num_devices + 1) if num_devices % d == 0]
+    batches = [2**k for k in range(40) if 2**k <= max_batch]
+    candidates = []
+    for tp, pp, batch in itertools.product(divisors, divisors, batches):
+        if num_devices % (tp * pp) or model["n_layers"] % pp:
+            continue
+        try:
+            kv_heads = len(shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)[1])
+        except ValueError:
+            continue
+        per_sequence = context_len * kv_cache_bytes_per_token(model["n_layers"] // pp, kv_heads, model["head_dim"],
+                                                              model["bytes_per_param"])
+        if model["n_params"] * model["bytes_per_param"] / (tp * pp) + pp * batch * per_sequence > hardware["hbm_bytes"]:
+            continue
+        seconds = decode_step_time(model, hardware, tp, pp, batch, context_len)
+        if seconds * 1000 > latency_slo_ms:
+            continue
+        replicas = num_devices // (tp * pp)
+        candidates.append({"tp": tp, "pp": pp, "replicas": replicas, "batch": batch,
+                           "tokens_per_s": replicas * pp * batch / seconds, "latency_ms": seconds * 1000})
+    print(f"best_config: {len(candidates)} configurations keep the promise")
+    if not candidates:
+        return None
+    top = max(c["tokens_per_s"] for c in candidates)
+    rank = lambda c: (-(c["tokens_per_s"] >= top * (1 - 1e-9)), c["tp"] * c["pp"], c["batch"], c["tp"])  # noqa
+    return sorted(candidates, key=rank)[0]
