@@ -84,6 +84,19 @@ def test_closures_and_local_classes_travel_by_value():
     assert [b.value for b in distlab.launch(work, world_size=2)] == [0, 7]
 
 
+def test_a_function_using_dist_and_an_attribute_named_config_travels():
+    """cloudpickle takes `dist.config` (torch.distributed.config, a module of a ModuleType subclass) for a submodule
+    the function uses when it reads any `.config`, e.g. `model.config`: distlab sends it by name."""
+    class Model:
+        config = 3
+
+    def read_config():
+        dist.barrier()
+        return Model().config
+
+    assert distlab.launch(read_config, 2, timeout=30) == [3, 3]
+
+
 def test_process_group_is_gloo_with_one_thread_per_rank_and_destroyed_after():
     def work():
         return dist.get_backend(), torch.get_num_threads(), dist.is_initialized()
