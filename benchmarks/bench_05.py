@@ -1,4 +1,4 @@
-"""Benchmark 05: pipeline schedules on 4 ranks — GPipe, 1F1B, interleaved 1F1B — hand-built vs torch.distributed.pipelining.
+"""Benchmark 05: GPipe, 1F1B and interleaved 1F1B on 4 ranks, hand-built vs torch.distributed.pipelining.
 
     python benchmarks/bench_05.py            # the full run: m = 8 microbatches, ops of 25 / 50 ms, 3 repeats (~1 min)
     python benchmarks/bench_05.py --quick    # smoke run, seconds: m = 4, ops of 5 / 10 ms, 1 repeat, no memory
@@ -181,8 +181,8 @@ def main(argv=None) -> int:
     schedules = {"GPipe": lesson["gpipe"](P, m), "1F1B": lesson["one_f_one_b"](P, m), "interleaved": interleaved}
     rows = {}
     for kind, schedule in schedules.items():
-        simulated = lesson["makespan"](lesson["simulate"](schedule, lesson["uniform"](setup["t_f"], setup["t_b"],
-                                                                                      V if kind == "interleaved" else 1)))
+        durations = lesson["uniform"](setup["t_f"], setup["t_b"], V if kind == "interleaved" else 1)
+        simulated = lesson["makespan"](lesson["simulate"](schedule, durations))
         rows[f"hand-built {kind}"] = (*run(hand_built, lesson, schedule, setup, setup["memory"]), simulated)
         rows[f"torch {kind}"] = (*run(with_torch, lesson, kind, setup, setup["memory"]), simulated)
     print(f"p={P} ranks, m={m} microbatches of {BATCH // m} x {SEQ} tokens, ops padded to t_f={setup['t_f'] * 1e3:g} "

@@ -18,9 +18,9 @@ Clocks. `time.perf_counter` is CLOCK_MONOTONIC on Linux: one clock for every pro
 machines. Each rank therefore estimates the offset of its clock from rank 0's by Cristian's algorithm (F. Cristian,
 "Probabilistic clock synchronization", Distributed Computing 3, 1989): it sends a message, rank 0 answers with its
 time T, and the rank takes T minus the midpoint of its round trip, keeping the round trip that was shortest; the
-error is at most half that round trip (`uncertainty`, tens of microseconds on one machine; the offset itself is then
-about 0). Creating a `Timeline` is a collective of the group: (world_size - 1) * `rounds` small exchanges with rank 0
-and one broadcast, a few milliseconds.
+error is at most half that round trip (`uncertainty`: about 0.1 ms between processes of one machine, a few ms when
+it is busy; the offset itself is then about 0). Creating a `Timeline` is a collective of the group: (world_size - 1)
+* `rounds` small exchanges with rank 0 and one broadcast, a few milliseconds.
 """
 from __future__ import annotations
 
