@@ -37,7 +37,6 @@ usage error (or no sandbox), 3 when grading changed a file it must not.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import re
@@ -51,6 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
 from autograde import notebooks  # noqa: E402
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes  # noqa: E402
+from autograde.report import summary_table, write_csv  # noqa: E402
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
 LOG_FORMAT = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"
@@ -300,32 +300,6 @@ def read_gradebook(db: Path, assignment: str, students: list[str]) -> dict:
             scores[student] = {"score": submission.score, "max_score": submission.max_score, "cells": cells,
                                "cell_max": cell_max}
     return scores
-
-
-def write_csv(report: dict, path: Path) -> None:
-    cells = list(report["cells"]) or sorted({c for r in report["students"].values() for c in r.get("cells", {})})
-    with open(path, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student_id", "status", "score", "max_score", "seconds", "sandbox", *cells])
-        for student, info in report["students"].items():
-            scores = info.get("cells", {})
-            writer.writerow([student, info["status"], _num(info.get("score", 0.0)),
-                             _num(info.get("max_score", report["max_score"])), info.get("seconds", ""),
-                             info.get("sandbox", ""), *(_num(scores[c]) if c in scores else "" for c in cells)])
-
-
-def summary_table(report: dict) -> str:
-    rows = [f"{'student':<32} {'status':<16} {'score':>7}"]
-    for student, info in report["students"].items():
-        score = f"{_num(info.get('score', 0.0))}/{_num(info.get('max_score', report['max_score']))}"
-        rows.append(f"{student:<32} {info['status']:<16} {score:>7}")
-    return "\n".join(rows)
-
-
-def _num(value):
-    if value is None:
-        return ""
-    return int(value) if float(value).is_integer() else round(value, 2)
 
 
 def _log(log, message: str) -> None:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
-from autograde.grade import summary_table, write_csv  # noqa: E402
+from autograde.report import summary_table, write_csv  # noqa: E402
 
 
 def merge(parts: list[Path], out: Path) -> dict:

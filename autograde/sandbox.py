@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
-import resource
 import io
 import os
 import select
-import shutil
 import struct
 import subprocess
 import sys
@@ -34,8 +32,9 @@ from pathlib import Path
 
 import torch
 
-WORKER = Path(__file__).resolve().parent / "worker.py"
-SANDBOX_WORKER = "/tmp/grader/worker.py"
+from autograde.bwrap import (SANDBOX_WORKER, WORKER, bwrap_command, sandbox_env,  # noqa: F401 - re-exported
+                             sandbox_problem, set_limits)
+
 MAX_FRAME = 64 * 2**20  # bytes of one reply; a larger one ends the sandbox
 OUTPUT_CAP = 64 * 1024  # characters of printed output kept per request
 RAW_OUTPUT_CAP = 64 * 1024  # bytes kept of what the worker writes to its own stdout/stderr file descriptors
@@ -44,12 +43,6 @@ STUDENT_BUDGET_S = 300.0
 CELL_TIMEOUT_S = 60.0
 CALL_TIMEOUT_S = 60.0
 LAUNCH_MARGIN_S = 30.0  # beyond a launch's own deadline: the worker's distlab stops it first
-TMPFS_BYTES = 2 * 2**30  # the sandbox's /tmp and /dev/shm (in memory): a notebook cannot fill the grader's memory
-LIMITS = {"RLIMIT_NPROC": 4096,  # processes of the sandbox's user (a fork bomb stops there)
-          "RLIMIT_DATA": 8 * 2**30,  # heap and private memory per process
-          "RLIMIT_FSIZE": 2**30,  # bytes per file written
-          "RLIMIT_CORE": 0}
-INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 
 BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
@@ -86,56 +79,6 @@ class StudentError(Exception):
 
 class SandboxError(Exception):
     """The sandbox stopped answering: a deadline passed, the worker died, or it broke the protocol."""
-
-
-def sandbox_problem() -> str | None:
-    """None when bubblewrap can run a sandbox here, else what is wrong and what to install."""
-    if shutil.which("bwrap") is None:
-        return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
-    probe = subprocess.run(["bwrap", *_isolation(), "--ro-bind", "/", "/", "--", "true"], capture_output=True,
-                           text=True, timeout=30)
-    if probe.returncode != 0:
-        return f"bubblewrap cannot make a sandbox here: {probe.stderr.strip()} (user namespaces may be disabled)"
-    return None
-
-
-def _isolation() -> list[str]:
-    return ["--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000", "--die-with-parent",
-            "--new-session"]
-
-
-def _read_only_paths() -> list[str]:
-    """What the sandbox may read: the system, Python, the virtual environment, distlab's source (not the repo)."""
-    spec = importlib.util.find_spec("distlab")
-    distlab_dir = Path(spec.origin).resolve().parent if spec and spec.origin else None
-    paths = ["/usr", "/etc", "/lib", "/lib64", "/bin", "/sbin", "/opt",
-             os.path.realpath(sys.base_prefix), sys.prefix, os.path.realpath(sys.prefix)]
-    if distlab_dir is not None:
-        paths.append(str(distlab_dir))
-    for entry in sys.path:  # site-packages outside the prefixes (a user site, a conda env), never the repo
-        if entry.endswith("site-packages") and os.path.isdir(entry):
-            paths.append(entry)
-    return list(dict.fromkeys(paths))
-
-
-def bwrap_command(python_path: str) -> list[str]:
-    command = ["bwrap", *_isolation()]
-    for path in _read_only_paths():
-        command += ["--ro-bind-try", path, path]
-    command += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
-                "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
-                "--ro-bind", str(WORKER), SANDBOX_WORKER, "--dir", "/tmp/home", "--chdir", "/tmp/home",
-                "--clearenv"]
-    for name, value in sandbox_env(python_path).items():
-        command += ["--setenv", name, value]
-    return command
-
-
-def sandbox_env(python_path: str) -> dict[str, str]:
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/tmp/home", "TMPDIR": "/tmp",
-           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "GLOO_SOCKET_IFNAME": "lo", "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTHONPATH": python_path, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-    return env
 
 
 class Submission:
@@ -244,7 +187,7 @@ class Submission:
         env = None if self.sandbox else {**sandbox_env(python_path), "HOME": os.environ.get("HOME", "/tmp")}
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
                                         pass_fds=(requests_read, replies_write), env=env, start_new_session=True,
-                                        cwd=None if self.sandbox else "/tmp", preexec_fn=_set_limits)
+                                        cwd=None if self.sandbox else "/tmp", preexec_fn=set_limits)
         for fd in (requests_read, replies_write, raw_write):
             os.close(fd)
         self._raw_thread = threading.Thread(target=self._drain_raw, args=(raw_read,), daemon=True)
@@ -356,14 +299,6 @@ class Submission:
             raise StudentError(error.get("type_names") or ["Exception"], str(error.get("message", "")),
                                str(error.get("traceback", "")), reply.get("output", ""))
         return reply.get("result")
-
-
-def _set_limits() -> None:
-    """In the child, before bwrap starts: resource limits that everything in the sandbox inherits."""
-    for name, value in LIMITS.items():
-        kind = getattr(resource, name)
-        hard = resource.getrlimit(kind)[1]
-        resource.setrlimit(kind, (min(value, hard) if hard != resource.RLIM_INFINITY else value,) * 2)
 
 
 def _kill(process: subprocess.Popen) -> None:
