@@ -1,6 +1,6 @@
 # attack: runs another student's submitted cells found in the grader's work folder
 import glob, json
-for path in glob.glob("/**/submitted/**/*.ipynb", recursive=True)[:50] + glob.glob("/**/autograded/**/*.ipynb", recursive=True)[:50]:
+for path in [p for d in range(7) for p in glob.glob("/" + "*/" * d + "submitted/*/*/*.ipynb")] + [p for d in range(7) for p in glob.glob("/" + "*/" * d + "autograded/*/*/*.ipynb")]:
     for cell in json.load(open(path))["cells"]:
         if cell["cell_type"] == "code":
             try:

