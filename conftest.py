@@ -1,12 +1,28 @@
 """pytest hooks for the whole suite (tests/, lessons/, solutions/).
 
 The grading tests (the nbgrader round trips of tests/test_nbgrader.py, the hostile class, the shards) take the
-longest, mostly waiting on sandboxes and deadlines: they go first, so that with `./course test` (two workers,
-`--dist loadfile`: a file's tests, e.g. a notebook's cells, stay together on one worker) one worker grades while the
-other runs the rest.
+longest, mostly waiting on sandboxes and deadlines: they go first. `./course test` runs two workers with
+`--dist loadfile` (a file's tests, e.g. a notebook's cells, stay together on one worker), and each exercise set's
+tests in tests/test_nbgrader.py get an id of their own file, `tests/test_nbgrader.py[<assignment>]::...`, so that one
+worker grades a set (once: the class is graded by a module-scoped fixture) while the other grades another.
+(xdist 3.8's `loadgroup` cannot do this under pytest 9: it rewrites `item._nodeid`, which pytest 9 no longer reads.)
 """
+from _pytest.nodeid import NodeId
+
 GRADING_FILES = ("tests/test_nbgrader.py", "tests/test_hostile.py", "tests/test_grade_shards.py")
 
 
+def assignment_of(item) -> str | None:
+    for value in getattr(item, "callspec", None).params.values() if hasattr(item, "callspec") else ():
+        assignment = value if isinstance(value, str) else getattr(value, "assignment", None)
+        if isinstance(assignment, str):
+            return assignment
+    return None
+
+
 def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in GRADING_FILES)  # stable: keeps the rest in order
+    for item in items:  # loadfile schedules by the part of the id before "::": one exercise set per "file"
+        path, _, rest = item.nodeid.partition("::")
+        if path == "tests/test_nbgrader.py" and assignment_of(item):
+            item._id = NodeId.parse(f"{path}[{assignment_of(item)}]::{rest}")
+    items.sort(key=lambda item: item.nodeid.split("::")[0].split("[")[0] not in GRADING_FILES)  # stable: keeps the rest in order
