@@ -42,6 +42,7 @@ MAX_RESTARTS = 2
 STUDENT_BUDGET_S = 300.0
 CELL_TIMEOUT_S = 60.0
 CALL_TIMEOUT_S = 60.0
+WORKER_START_S = 120.0  # for the worker to import torch and fork the ranks' forkserver: seconds, minutes if loaded
 LAUNCH_MARGIN_S = 30.0  # beyond a launch's own deadline: the worker's distlab stops it first
 
 
@@ -158,6 +159,10 @@ class Submission:
         if self.restarts > MAX_RESTARTS:
             raise SandboxError(f"the notebook's code stopped its sandbox {MAX_RESTARTS + 1} times; not run again")
         self._start()
+        try:  # startup gets its own allowance: the cells' limits then time the student's code only
+            self._request({"op": "ping"}, WORKER_START_S, start=False)
+        except SandboxError as exc:
+            raise SandboxError(f"the sandbox did not start: {exc}") from None
         results = []
         for number, source in enumerate(self.cells, 1):
             try:

@@ -102,6 +102,7 @@ def test_closing_the_sandbox_ends_setsid_daemons():
 def test_a_call_past_its_deadline_ends_the_sandbox_and_the_next_starts_fresh():
     cells = ["import time", "def slow():\n    time.sleep(60)", "def fast():\n    return 'fresh'"]
     with Submission(cells) as student:
+        assert student.call("fast") == "fresh" and student.restarts == 0  # started (not timed: it imports torch)
         started = time.monotonic()
         with pytest.raises(SandboxError, match="no answer"):
             student.call("slow", timeout=3)

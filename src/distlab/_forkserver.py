@@ -3,10 +3,12 @@
 A plain fork of the notebook's kernel would be faster still, but a kernel that already ran torch ops has a live
 OpenMP thread pool, and forking it deadlocks the child. The forkserver is a fresh process that only imported torch.
 """
+import importlib
 import io
 import multiprocessing as mp
 import multiprocessing.connection
 import os
+import socket
 import time
 from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
 
@@ -76,3 +78,38 @@ def warm_up() -> None:
     """
     get_context()
     forkserver.ensure_running()
+
+
+def fork_server_from_here(close_in_server=()) -> None:
+    """Import torch here, then fork this process's forkserver from it: one import of torch instead of two.
+
+    For a process that must import torch itself anyway and has run no torch op yet (the grader's sandboxed worker):
+    the child is exactly what `warm_up` would start (a process that imported PRELOAD and nothing else ran), minus
+    its own 6 s import. `close_in_server`: file descriptors of this process that the server and its ranks must not
+    hold (e.g. pipes whose end-of-file someone waits for).
+    """
+    for name in PRELOAD:
+        importlib.import_module(name)
+    get_context()
+    server = forkserver._forkserver
+    with socket.socket(socket.AF_UNIX) as listener:
+        address = mp.connection.arbitrary_address("AF_UNIX")
+        listener.bind(address)
+        os.chmod(address, 0o600)
+        listener.listen()
+        alive_r, alive_w = os.pipe()  # the server exits when every client's end is closed
+        pid = os.fork()
+        if pid == 0:
+            _serve(listener.fileno(), alive_r, [alive_w, *close_in_server])
+        os.close(alive_r)
+    server._forkserver_address, server._forkserver_alive_fd, server._forkserver_pid = address, alive_w, pid
+
+
+def _serve(listener_fd: int, alive_r: int, close: list) -> None:
+    """The forked child: multiprocessing's own forkserver loop, which never returns (its end is an exit)."""
+    try:
+        for fd in close:
+            os.close(fd)
+        forkserver.main(listener_fd, alive_r, [])
+    finally:
+        os._exit(0)
