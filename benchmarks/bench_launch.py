@@ -124,12 +124,13 @@ def loop(contender: str, launches: int) -> dict:
     return {"times": times, "failures": failures}
 
 
-def run_loops(contender: str, launches: int, launchers: int) -> list[dict]:
-    """`launchers` processes, each looping `launches` launches of `contender` side by side."""
+def run_loops(contenders: list[str], launches: int, launchers: int) -> list[dict]:
+    """`launchers` processes side by side, each looping `launches` launches of each of `contenders` in turn."""
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, __file__, "--loop", contender, str(launches)], env=env,
+    procs = [subprocess.Popen([sys.executable, __file__, "--loop", ";".join(contenders), str(launches)], env=env,
                               stdout=subprocess.PIPE, text=True) for _ in range(launchers)]
-    outputs = [proc.communicate(timeout=launches * DEADLINE_S + 120)[0] for proc in procs]
+    timeout = len(contenders) * (launches * DEADLINE_S + 120)
+    outputs = [proc.communicate(timeout=timeout)[0] for proc in procs]
     return [json.loads(out.strip().splitlines()[-1]) for out in outputs]
 
 
@@ -161,19 +162,23 @@ def main() -> None:
     parser.add_argument("--loop", nargs=2, metavar=("CONTENDER", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.loop:
-        print(json.dumps(loop(args.loop[0], int(args.loop[1]))))
+        print(json.dumps({c: loop(c, int(args.loop[1])) for c in args.loop[0].split(";")}))
         return
     launches, per_round = (2, 2) if args.quick else (args.launches, args.round)
     results = {(c, m): {"times": [], "failures": []} for c in CONTENDERS for m in ("alone", "two at once")}
     done = 0
+    # --quick: one launcher process runs every contender in turn (3 imports of torch instead of 9: it is a smoke run);
+    # the full run gives each contender fresh launcher processes of its own.
+    groups = [CONTENDERS] if args.quick else [[c] for c in CONTENDERS]
     while done < launches:
         n = min(per_round, launches - done)
-        for contender in CONTENDERS:
+        for group in groups:
             for mode, launchers in (("alone", 1), ("two at once", 2)):
                 per_launcher = n if launchers == 1 else max(1, n // 2)
-                for r in run_loops(contender, per_launcher, launchers):
-                    results[(contender, mode)]["times"] += r["times"]
-                    results[(contender, mode)]["failures"] += r["failures"]
+                for r in run_loops(group, per_launcher, launchers):
+                    for contender, result in r.items():
+                        results[(contender, mode)]["times"] += result["times"]
+                        results[(contender, mode)]["failures"] += result["failures"]
         done += n
     print(f"{WORLD_SIZE} ranks, torch {torch.__version__}, {os.cpu_count()} cores\n")
     print(table(results))
