@@ -19,7 +19,7 @@ import traceback
 from nbformat.v4 import new_output
 from traitlets import Bool, Float
 
-from autograde.checks._common import checks_of, rank_source
+from autograde.checks._common import checks_of, rank_source, ranks_build_optimizers
 from autograde.sandbox import CELL_TIMEOUT_S, STUDENT_BUDGET_S, SandboxError, StudentError, Submission
 
 try:
@@ -40,7 +40,8 @@ class SandboxedExecute(NbGraderPreprocessor):
         started = time.monotonic()
         with Submission([cell.source for cell in code], rank_source(assignment), sandbox=self.sandbox,
                         budget_s=self.budget_s, cell_timeout_s=self.cell_timeout_s,
-                        rank_filename=f"autograde/checks/{assignment}_ranks.py") as student:
+                        rank_filename=f"autograde/checks/{assignment}_ranks.py",
+                        preload_dynamo=ranks_build_optimizers(assignment)) as student:
             verdicts = {}
             for grade_id, fn in checks.items():
                 if any(_grade_id(cell) == grade_id for cell in nb.cells):

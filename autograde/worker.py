@@ -190,10 +190,12 @@ class Worker:
 
 def main():
     requests_fd, replies_fd = int(sys.argv[1]), int(sys.argv[2])  # the pipes sandbox.py passed down
-    from distlab._forkserver import fork_server_from_here
+    from distlab._forkserver import PRELOAD, fork_server_from_here
     # torch is imported once, here, and the ranks' forkserver is forked from it: ~4 s of CPU less per student than a
     # forkserver that imports torch itself. Its copies of the pipes are closed, so the grader still sees our exit.
-    fork_server_from_here(close_in_server=[requests_fd, replies_fd])
+    # No torch._dynamo (3 s) for an exercise set whose ranks never build an optimizer or DDP (sandbox.py: --no-dynamo).
+    modules = [m for m in PRELOAD if m != "torch._dynamo" or "--no-dynamo" not in sys.argv[3:]]
+    fork_server_from_here(close_in_server=[requests_fd, replies_fd], modules=modules)
     requests = os.fdopen(requests_fd, "rb", buffering=0)
     replies = os.fdopen(replies_fd, "wb", buffering=0)
     Worker().serve(requests, replies)

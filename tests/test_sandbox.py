@@ -44,6 +44,18 @@ def test_launch_gives_each_rank_its_own_arguments_and_counts_the_wire():
         assert sent >= 6 * 2**18, f"an all-reduce of 256 KiB on 4 ranks moves at least 1.5 MiB in all, got {sent}"
 
 
+def test_the_ranks_forkserver_is_forked_from_the_worker_with_or_without_dynamo():
+    """One import of torch per sandbox: the ranks' forkserver is the worker's child; torch._dynamo only when asked."""
+    cell = ("import os, sys\n"
+            "def where():  # [the forkserver's parent, whether torch._dynamo came imported]\n"
+            "    with open(f'/proc/{os.getppid()}/stat') as f:\n"
+            "        return [int(f.read().rsplit(')', 1)[1].split()[1]), 'torch._dynamo' in sys.modules]\n"
+            "def worker():\n    return os.getpid()")
+    for dynamo in (True, False):
+        with Submission([cell], preload_dynamo=dynamo) as student:
+            assert student.launch("where", 2) == [[student.call("worker"), dynamo]] * 2
+
+
 def test_objects_that_are_not_plain_data_are_refused():
     cells = ["import os, torch",
              "class Liar(torch.Tensor):\n    def __eq__(self, other):\n        return True",

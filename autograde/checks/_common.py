@@ -38,6 +38,12 @@ def checks_of(assignment: str) -> dict:
     return {name: fn for name, fn in vars(module).items() if getattr(fn, "is_check", False)}
 
 
+def ranks_build_optimizers(assignment: str) -> bool:
+    """Whether this set's ranks may build an optimizer or DDP (which import torch._dynamo, 3 s): a checks module that
+    says `RANKS_BUILD_OPTIMIZERS = False` gets a sandbox whose ranks' forkserver did not import it."""
+    return getattr(importlib.import_module(f"autograde.checks.{assignment}"), "RANKS_BUILD_OPTIMIZERS", True)
+
+
 def rank_source(assignment: str) -> str:
     """The rank-side procedures of an assignment (run in the sandbox), or "" if it has none."""
     path = CHECKS_DIR / f"{assignment}_ranks.py"
