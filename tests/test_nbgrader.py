@@ -293,6 +293,7 @@ def honest_students(assignment: str) -> list[str]:
 # --- fixtures: one release and one grading run per assignment, shared by the tests -------------------------------
 
 _GRADINGS: dict[str, "Grading"] = {}
+_GRADING_FAILED: dict[str, str] = {}
 _RELEASES: dict[str, Path] = {}
 
 
@@ -315,11 +316,17 @@ def graded(tmp_path_factory, released):
     """{assignment: Grading} from one run of the instructor's grade command over every kind of submission, built from
     the committed student notebook (what learners get), or a fresh release if there is none yet."""
     def get(assignment: str) -> Grading:
+        if assignment in _GRADING_FAILED:  # graded once, and it failed: every test of the set says so, none re-grades
+            pytest.fail(f"the grading run of {assignment} failed (see its first test): {_GRADING_FAILED[assignment]}")
         if assignment not in _GRADINGS:
             committed = notebooks.EXERCISES / assignment
             student_dir = committed if committed.is_dir() else released(assignment)
-            _GRADINGS[assignment] = run_grading(assignment, tmp_path_factory.mktemp(f"grading-{assignment}"),
-                                                student_dir)
+            try:
+                _GRADINGS[assignment] = run_grading(assignment, tmp_path_factory.mktemp(f"grading-{assignment}"),
+                                                    student_dir)
+            except BaseException as exc:
+                _GRADING_FAILED[assignment] = f"{type(exc).__name__}: {str(exc)[:300]}"
+                raise
         return _GRADINGS[assignment]
     return get
 
