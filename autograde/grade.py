@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     if work in [submissions, *submissions.parents] or submissions in work.parents:
         parser.error(f"--work {work} and the submissions folder {submissions} must not contain each other")
 
-    from autograde.sandbox import sandbox_problem
+    from autograde.bwrap import sandbox_problem  # not autograde.sandbox: that imports torch (4 s)
     problem = None if args.unsafe_no_sandbox else sandbox_problem()
     if problem:
         parser.error(f"refusing to grade without a sandbox: {problem}. (--unsafe-no-sandbox grades anyway, without "
