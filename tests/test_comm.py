@@ -4,6 +4,7 @@ torch.distributed's namespace untouched; nesting, exceptions, threads; and what 
     pytest -q -p no:xdist tests/test_comm.py
 """
 import pickle
+import sys
 import threading
 import time
 import warnings
@@ -322,3 +323,29 @@ class _nothing:
 def test_the_block_costs_little_on_a_ring_all_reduce_of_a_million_floats():
     times = launch(_timed_rounds, 2, 2**20, 5)[0]
     assert times["counted"] < 1.5 * times["plain"] + 0.005, times
+
+
+# --- count_bytes_written: the operating system's count, and where there is none --------------------------------
+
+def _written_by_all_reduce(numel):
+    t = torch.ones(numel)
+    dist.all_reduce(t)  # connections set up outside the block
+    with distlab.count_bytes_written() as written:
+        dist.all_reduce(t)
+    return written.bytes, distlab.count_bytes_written.available()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/io is Linux's")
+def test_count_bytes_written_sees_gloos_ring_on_linux():
+    numel = 2**16
+    for written, available in launch(_written_by_all_reduce, 2, numel):
+        assert available
+        assert numel * F32 <= written <= 1.05 * numel * F32  # 2(N-1)/N * S = S on 2 ranks, plus headers
+
+
+def test_without_proc_self_io_bytes_is_none_and_nothing_raises(monkeypatch, tmp_path):
+    monkeypatch.setenv("DISTLAB_PROC_IO", str(tmp_path / "absent"))  # what macOS looks like
+    assert distlab.count_bytes_written.available() is False
+    with distlab.count_bytes_written() as written:
+        print("written inside the block")
+    assert written.bytes is None

@@ -158,6 +158,32 @@ def ring_all_reduce_cost_values(student):
     print("ring_all_reduce_cost(4, 4000) =", student.call("ring_all_reduce_cost", 4, 4000))
 
 
+def crossover(world_size, alpha, beta):
+    """Where ring (2(N-1) alpha + 2(N-1)/N beta S) and recursive doubling (log2 N (alpha + beta S)) take equal time."""
+    rounds = math.log2(world_size)
+    saved_per_byte = (rounds - 2 * (world_size - 1) / world_size) * beta
+    return math.inf if saved_per_byte <= 0 else (2 * (world_size - 1) - rounds) * alpha / saved_per_byte
+
+
+@check
+def ring_crossover_bytes_values(student):
+    """ring_crossover_bytes gives the size above which the ring beats recursive doubling (math.inf if never), and
+    rejects invalid arguments."""
+    for world_size, alpha, beta in [(4, 10e-6, 1 / 25e9), (2, 1e-5, 4e-11), (2, 0.0, 1e-9), (8, 5e-6, 1e-11),
+                                    (16, 0.0, 1e-9), (64, 2e-6, 1e-10), (1024, 1e-5, 4e-11)]:
+        got = student.call("ring_crossover_bytes", world_size, alpha, beta)
+        expected = crossover(world_size, alpha, beta)
+        where = f"ring_crossover_bytes({world_size}, {alpha}, {beta})"
+        if math.isinf(expected):
+            assert got == math.inf, f"{where}: the ring is never faster here (expected math.inf), got {got!r}"
+        else:
+            assert_number(got, expected, abs_tol=1e-3, where=where)  # bytes: 0.001 of one is no difference
+    for bad in ((3, 1e-5, 1e-10), (1, 1e-5, 1e-10), (0, 1e-5, 1e-10), (6, 1e-5, 1e-10), (4, -1e-6, 1e-10),
+                (4, 1e-5, 0.0)):
+        assert_raises(student, ValueError, "ring_crossover_bytes", *bad)
+    print("ring_crossover_bytes(4, 10e-6, 1 / 25e9) =", student.call("ring_crossover_bytes", 4, 10e-6, 1 / 25e9))
+
+
 def mlp_batches(steps, batch=8):
     draw = generator(f"mlp {steps}")
     return [(torch.randn(batch, 4, generator=draw), torch.randn(batch, 1, generator=draw)) for _ in range(steps)]
