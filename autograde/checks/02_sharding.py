@@ -120,7 +120,8 @@ def fitting_cases(count):
     cases = []
     for _ in range(count):
         psi = int(torch.randint(10**6, 10**12, (1,), generator=draw))
-        stage, k = int(torch.randint(1, 4, (1,), generator=draw)), [8, 12, 16][int(torch.randint(3, (1,), generator=draw))]
+        stage = int(torch.randint(1, 4, (1,), generator=draw))
+        k = [8, 12, 16][int(torch.randint(3, (1,), generator=draw))]
         n0 = [1, 2, 7, 1000, 10**7][int(torch.randint(5, (1,), generator=draw))]
         x = n0 - 1 + 0.1 + 0.8 * float(torch.rand(1, generator=draw))  # the ratio memory must give
         replicated = [4 + k, 4, 2, 0][stage] * psi
