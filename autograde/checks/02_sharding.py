@@ -5,6 +5,7 @@ closed forms; one-process training with the torch optimizer itself); the student
 `student` (autograde/sandbox.py) and only plain data comes back.
 """
 import importlib
+from fractions import Fraction
 
 import torch
 
@@ -71,6 +72,72 @@ def zero_memory_rejects_bad_input(student):
         assert_raises(student, ValueError, "zero_memory_per_gpu", *args)
     assert_raises(student, ValueError, "zero_memory_per_gpu", 1000, 4, 2, k=-1)
     print("rejects stages 4, -1 and 1.5, zero or negative sizes, and k = -1")
+
+
+# --- Part 1b: min_devices_to_fit ---------------------------------------------------------------------------------
+
+GiB = 2**30
+
+
+def expected_devices(psi, memory, stage, k=12):
+    """The smallest N >= 1 with expected_bytes(psi, N, stage, k) <= memory, or None: solved in exact fractions
+    (replicated + sharded / N <= memory), so that the expected answer has no rounding of its own."""
+    psi, memory = Fraction(psi), Fraction(memory)
+    replicated = [4 + k, 4, 2, 0][stage] * psi
+    sharded = (4 + k) * psi - replicated
+    if sharded == 0:
+        return 1 if replicated <= memory else None
+    if memory <= replicated:
+        return None
+    return max(1, -(-sharded // (memory - replicated)))
+
+
+def assert_devices(student, cases):
+    """min_devices_to_fit returns the int (or None) of expected_devices for each (Ψ, memory, stage, K or None)."""
+    calls = [((psi, memory, stage), {} if k is None else {"k": k}) for psi, memory, stage, k in cases]
+    results = student.call("min_devices_values", calls)
+    assert isinstance(results, list) and len(results) == len(cases), "min_devices_values: not one result per case"
+    for (psi, memory, stage, k), result in zip(cases, results):
+        where = f"min_devices_to_fit({psi!r}, {memory!r}, {stage}{'' if k is None else f', k={k}'})"
+        assert result["valid"], f"{where} must return an int or None, got {result['type']}"
+        want = expected_devices(psi, memory, stage, 12 if k is None else k)
+        assert result["value"] == want, f"{where}: got {result['value']}, expected {want}"
+
+
+@check
+def min_devices_paper_model(student):
+    """min_devices_to_fit answers for the ZeRO paper's 7.5B-parameter model on GPUs with 80, 24 and 16 GiB for model
+    states."""
+    assert_devices(student, [(7.5e9, gib * GiB, stage, k) for gib in (80, 24, 16) for stage in range(4)
+                             for k in (None, 12)])
+    print("7.5B parameters on 80, 24 and 16 GiB, stages 0-3: right")
+
+
+def fitting_cases(count):
+    """(Ψ, memory, stage, K) whose answer N0 is drawn from 1 to 10^7, with the memory that makes the exact ratio
+    sharded / (memory - replicated) a random point between N0 - 1 and N0, never within rounding of an integer."""
+    draw = generator("02_sharding min_devices")
+    cases = []
+    for _ in range(count):
+        psi = int(torch.randint(10**6, 10**12, (1,), generator=draw))
+        stage = int(torch.randint(1, 4, (1,), generator=draw))
+        k = [8, 12, 16][int(torch.randint(3, (1,), generator=draw))]
+        n0 = [1, 2, 7, 1000, 10**7][int(torch.randint(5, (1,), generator=draw))]
+        x = n0 - 1 + 0.1 + 0.8 * float(torch.rand(1, generator=draw))  # the ratio memory must give
+        replicated = [4 + k, 4, 2, 0][stage] * psi
+        cases.append((psi, float(replicated + ((4 + k) * psi - replicated) / x), stage, k))
+    return cases
+
+
+@check
+def min_devices_other_models(student):
+    """min_devices_to_fit is right for other models, memories and K: floors met exactly, one device, answers in the
+    millions."""
+    cases = [(1000, 16000, 0, None), (1000, 15999, 0, None), (1000, 4000, 1, None), (1000, 4001, 1, None),
+             (1000, 2000, 2, None), (1000, 3000, 2, 8), (1000, 10**9, 3, None), (1e12, 1e6, 3, None),
+             (12345, 10**6, 3, 16), (10**9, 2 * 10**9 + 2**20, 2, 12)]
+    assert_devices(student, cases + fitting_cases(12))
+    print("one device, floors met exactly, K = 8, 12 and 16, answers from 1 to 16 million: right")
 
 
 # --- Part 2: ShardedOptimizer --------------------------------------------------------------------------------------

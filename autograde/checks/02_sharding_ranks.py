@@ -1,7 +1,10 @@
 """Rank-side procedures of exercise set 02 (sharding): run in the sandbox, in the namespace of the student's notebook
-(they call `zero_memory_per_gpu` and `ShardedOptimizer` by name). They hold no expected values: what they return is
-checked by autograde/checks/02_sharding.py, in the grader. The grader also imports this file for the models, the
-batches and the one-process reference training (the same code as the notebook's "optimizer-harness" cell)."""
+(they call `zero_memory_per_gpu`, `min_devices_to_fit` and `ShardedOptimizer` by name). They hold no expected values:
+what they return is checked by autograde/checks/02_sharding.py, in the grader. The grader also imports this file for
+the models, the batches and the one-process reference training (the same code as the notebook's "optimizer-harness"
+cell)."""
+import numbers
+
 import torch
 import torch.nn as nn
 
@@ -17,6 +20,18 @@ def zero_memory_values(cases):
         number = isinstance(got, (int, float)) and not isinstance(got, bool)
         results.append({"is_float": isinstance(got, float), "type": type(got).__name__,
                         "value": float(got) if number else None})
+    return results
+
+
+def min_devices_values(cases):
+    """min_devices_to_fit(*args, **kwargs) for each (args, kwargs) of `cases`: the value if it is an int or None (else
+    None), the name of its type, and whether it is an int (not a bool) or None."""
+    results = []
+    for args, kwargs in cases:
+        got = min_devices_to_fit(*args, **kwargs)  # noqa: F821 - the student's definition
+        valid = got is None or (isinstance(got, numbers.Integral) and not isinstance(got, bool))
+        results.append({"valid": valid, "type": type(got).__name__, "value": int(got) if valid and got is not None
+                        else None})
     return results
 
 
