@@ -63,6 +63,7 @@ def test_the_environment_spec_is_parsed_and_bad_specs_are_named(monkeypatch):
     plan = parse_failures("1:7@0, 0:13:raise@1,2:4")
     assert plan.failures == (distlab.FailAt(1, 7, "kill", 0), distlab.FailAt(0, 13, "raise", 1),
                              distlab.FailAt(2, 4))
+    assert parse_failures("2:9:stop@0").failures == (distlab.FailAt(2, 9, "stop", 0),)  # SIGSTOP: a hang
     monkeypatch.setenv("DISTLAB_FAIL_AT", "")
     assert len(distlab.faults_from_env()) == 0
     for bad in ("1", "a:2", "1:2:explode", "1:-2"):

@@ -3,10 +3,14 @@
     torchrun --standalone --nproc-per-node=2 01_train_ddp.py --epochs 5     # 2 ranks on this machine
     python 01_train_ddp.py --epochs 5                                       # 1 process: the reference
 
+(On several machines: README.md, "On a real cluster".)
+
 torchrun starts one process per rank and tells each who it is through environment variables (RANK, WORLD_SIZE,
 LOCAL_RANK, MASTER_ADDR, MASTER_PORT); `init_process_group` reads them. Each rank then sees a different slice of every
 global batch (DistributedSampler), DDP averages the gradients during backward, and every rank takes the same step:
 the loss is the one-process loss, to rounding, for any number of ranks (the global batch must split evenly).
+Where each rank has a GPU, `distlab.init_distributed` picks NCCL and GPU LOCAL_RANK, and the model, the batches and
+every tensor a collective touches live there (NCCL only moves CUDA tensors).
 """
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+import distlab
 
 
 def make_dataset(n: int = 1024, seed: int = 0) -> TensorDataset:
@@ -35,12 +41,12 @@ def make_model(seed: int = 0) -> nn.Module:
 
 
 def train(epochs: int = 5, batch_size: int = 64, lr: float = 0.1, seed: int = 0, rank: int = 0,
-          world_size: int = 1) -> list[float]:
+          world_size: int = 1, device: torch.device = torch.device("cpu")) -> list[float]:
     """Train and return the mean training loss of each epoch (over the whole dataset, all ranks together)."""
     if batch_size % world_size:
         raise ValueError(f"the global batch ({batch_size}) must split evenly over {world_size} ranks")
     dataset = make_dataset(seed=seed)
-    model = make_model(seed)
+    model = make_model(seed).to(device)
     if world_size > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP
         model = DDP(model)  # broadcasts rank 0's weights, then all-reduces (averages) gradients in backward
@@ -52,13 +58,14 @@ def train(epochs: int = 5, batch_size: int = 64, lr: float = 0.1, seed: int = 0,
     losses = []
     for epoch in range(epochs):
         sampler.set_epoch(epoch)  # a new shuffle each epoch, identical on all ranks
-        total = torch.zeros(2)  # (sum of losses, number of examples) seen by this rank
+        total = torch.zeros(2, device=device)  # (sum of losses, number of examples) seen by this rank
         for x, y in loader:
+            x, y = x.to(device), y.to(device)
             loss = nn.functional.mse_loss(model(x), y)
             optimizer.zero_grad()
             loss.backward()  # DDP: gradients are averaged over ranks here, bucket by bucket
             optimizer.step()
-            total += torch.tensor([loss.item() * len(x), len(x)])
+            total += torch.tensor([loss.item() * len(x), len(x)], device=device)
         if world_size > 1:
             dist.all_reduce(total)  # every rank gets the loss over the whole dataset
         losses.append((total[0] / total[1]).item())
@@ -79,16 +86,16 @@ def main() -> None:
     args = parser.parse_args()
 
     distributed = "RANK" in os.environ  # set by torchrun
-    if distributed:
-        dist.init_process_group("gloo")  # NCCL (and one GPU per rank: torch.cuda.set_device(LOCAL_RANK)) on GPUs
+    # torchrun's RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; NCCL and GPU LOCAL_RANK if each rank has a GPU, else gloo
+    device = distlab.init_distributed() if distributed else torch.device("cpu")
     rank = dist.get_rank() if distributed else 0
     world_size = dist.get_world_size() if distributed else 1
     torch.set_num_threads(1)  # ranks share this machine's cores
     if rank == 0:
-        print(f"training on {world_size} rank(s), global batch {args.batch_size} = {world_size} x "
+        print(f"training on {world_size} rank(s) ({device.type}), global batch {args.batch_size} = {world_size} x "
               f"{args.batch_size // world_size}")
 
-    losses = train(args.epochs, args.batch_size, args.lr, args.seed, rank, world_size)
+    losses = train(args.epochs, args.batch_size, args.lr, args.seed, rank, world_size, device)
 
     if rank == 0:
         for epoch, loss in enumerate(losses):

@@ -5,7 +5,8 @@
 The same tiny MLP, batches and mixed-precision policy as the lesson (bf16 compute, fp32 sharded parameters that are
 the master copy, fp32 gradients reduce-scattered). Each rank prints the model-state bytes it holds after training,
 split as ZeRO does (Rajbhandari et al. 2020, section 3.1); rank 0 gathers the full weights and saves them to --out,
-so that the notebook can compare them with one-process training.
+so that the notebook can compare them with one-process training. Where each rank has a GPU, `distlab.init_distributed`
+picks NCCL and GPU LOCAL_RANK: the shards and the batches live there.
 """
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+import distlab
 
 LAYERS = [(16, 64), (64, 64), (64, 64), (64, 1)]  # (in, out) features of each nn.Linear, as in the lesson
 STEPS, BATCH, LR = 5, 32, 1e-2
@@ -58,18 +62,19 @@ def main() -> None:
     parser.add_argument("--out", required=True, help="where rank 0 saves the trained full weights (torch.save)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    dist.init_process_group("gloo")  # torchrun's RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    device = distlab.init_distributed()  # torchrun's RANK, WORLD_SIZE...; NCCL and GPU LOCAL_RANK, or gloo and CPU
     rank, world_size = dist.get_rank(), dist.get_world_size()
     if BATCH % world_size:
         raise SystemExit(f"the batch of {BATCH} does not split evenly over {world_size} ranks")
     model, policy = make_model(), MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+    mesh = init_device_mesh(device.type, (world_size,))  # the shards go to `device` (fully_shard moves them)
     for module in model:
         if isinstance(module, nn.Linear):
-            fully_shard(module, mp_policy=policy)  # one unit per layer: gathered just in time, freed after
-    fully_shard(model, mp_policy=policy)
+            fully_shard(module, mesh=mesh, mp_policy=policy)  # one unit per layer: gathered just in time, freed after
+    fully_shard(model, mesh=mesh, mp_policy=policy)
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR, foreach=False)
     for step in range(STEPS):
-        x, y = (t.chunk(world_size)[rank] for t in get_batch(step))
+        x, y = (t.chunk(world_size)[rank].to(device) for t in get_batch(step))
         loss = F.mse_loss(model(x).float(), y)
         loss.backward()  # FSDP2 reduce-scatters and averages the gradients over the ranks
         optimizer.step()
@@ -78,7 +83,7 @@ def main() -> None:
     print(f"rank {rank} of {world_size}: held " + " ".join(f"{k}={v}" for k, v in held.items()), flush=True)
     full = torch.cat([p.full_tensor().detach().flatten() for p in model.parameters()])  # a collective: all ranks
     if rank == 0:
-        torch.save(full, os.path.abspath(args.out))
+        torch.save(full.cpu(), os.path.abspath(args.out))
         print(f"rank 0's last loss (on its share of the batch) {loss.item():.6f}; weights saved to {args.out}", flush=True)
     dist.destroy_process_group()
 

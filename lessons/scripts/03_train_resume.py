@@ -25,6 +25,10 @@ all-reduce adds an element's values in an order that depends on its place in the
 restart (DDP's first iteration again) would differ in the last bits. `distlab.fixed_layout_ddp` all-reduces each
 parameter's gradient on its own, the same at every step. `--ddp default` (plain DDP) shows the difference: run both
 commands with it and --nproc-per-node=4, and the digests differ (at 2 ranks they do not: one addition per element).
+
+On several machines (a node's torchrun killed and started again: the job resumes), and under SLURM: README.md, "On a
+real cluster". Where each rank has a GPU, `distlab.init_distributed` picks NCCL and GPU LOCAL_RANK; the model, the
+data and the collectives are there, and a checkpoint also holds the GPU's random generator (dropout's, there).
 """
 from __future__ import annotations
 
@@ -77,13 +81,13 @@ class Batches:
         self.epoch, self.position = state["epoch"], state["position"]
 
 
-def build(rank: int, world_size: int, steps: int, ddp: str = "fixed"):
+def build(rank: int, world_size: int, steps: int, ddp: str = "fixed", device: torch.device = torch.device("cpu")):
     """Everything a run starts with: the same on every start, before a checkpoint (if any) overwrites it.
 
     ddp: "fixed" (DDP, each parameter's gradient all-reduced on its own: exact resumption at any world size) or
     "default" (plain DDP: exact at 2 ranks only; see the docstring at the top)."""
     torch.manual_seed(0)  # the same initial weights on every rank
-    model = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 1))
+    model = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 1)).to(device)
     if world_size > 1:
         model = distlab.fixed_layout_ddp(model) if ddp == "fixed" else DDP(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
@@ -100,7 +104,7 @@ def train_step(model, optimizer, schedule, batches, rngs, data) -> float:
     x_all, y_all = data
     ids = batches.next()                                                           # the data position moves on
     x = x_all[ids] * rngs["python"].uniform(0.9, 1.1)                              # augmentation: Python's RNG
-    x = x + torch.from_numpy(rngs["numpy"].normal(0.0, 0.05, size=tuple(x.shape))).float()  # noise: NumPy's RNG
+    x = x + torch.from_numpy(rngs["numpy"].normal(0.0, 0.05, size=tuple(x.shape))).float().to(x.device)  # NumPy's
     loss = nn.functional.mse_loss(model(x), y_all[ids])                            # dropout: torch's RNG
     optimizer.zero_grad()
     loss.backward()  # DDP averages the gradients over the ranks
@@ -113,11 +117,16 @@ def unwrap(model):
     return model.module if hasattr(model, "module") else model
 
 
+def on_gpu(model) -> bool:
+    return next(model.parameters()).is_cuda
+
+
 def capture(step, model, optimizer, schedule, batches, rngs) -> dict:
     return {"step": step, "model": unwrap(model).state_dict(), "optimizer": optimizer.state_dict(),
             "schedule": schedule.state_dict(), "data": batches.state_dict(),
             "rng": {"torch": torch.get_rng_state(), "numpy": rngs["numpy"].bit_generator.state,
-                    "python": rngs["python"].getstate()}}
+                    "python": rngs["python"].getstate(),
+                    "cuda": torch.cuda.get_rng_state() if on_gpu(model) else None}}  # dropout's, on a GPU
 
 
 def restore(state, model, optimizer, schedule, batches, rngs) -> int:
@@ -129,6 +138,8 @@ def restore(state, model, optimizer, schedule, batches, rngs) -> int:
     rngs["numpy"].bit_generator.state = state["rng"]["numpy"]
     version, internal, gauss = state["rng"]["python"]
     rngs["python"].setstate((version, tuple(internal), gauss))
+    if state["rng"].get("cuda") is not None:
+        torch.cuda.set_rng_state(state["rng"]["cuda"])
     return state["step"]
 
 
@@ -169,16 +180,18 @@ def latest_complete(root: str) -> int | None:
     return max(steps, default=None)
 
 
-def train(root: str, steps: int = STEPS, every: int = EVERY, fail=None, ddp: str = "fixed") -> dict:
+def train(root: str, steps: int = STEPS, every: int = EVERY, fail=None, ddp: str = "fixed",
+          device: torch.device = torch.device("cpu")) -> dict:
     """Train to `steps`, resuming from the latest complete checkpoint in `root` if there is one."""
     rank = dist.get_rank() if dist.is_initialized() else 0
     world_size = dist.get_world_size() if dist.is_initialized() else 1
-    model, optimizer, schedule, batches, rngs = build(rank, world_size, steps, ddp)
-    data = make_data()
+    model, optimizer, schedule, batches, rngs = build(rank, world_size, steps, ddp, device)
+    data = tuple(t.to(device) for t in make_data())
     latest = latest_complete(root)
     step = 0
-    if latest is not None:
-        state = torch.load(os.path.join(checkpoint_dir(root, latest), f"rank{rank}.pt"), weights_only=True)
+    if latest is not None:  # (map_location: the random generators' states must be CPU tensors)
+        state = torch.load(os.path.join(checkpoint_dir(root, latest), f"rank{rank}.pt"), map_location="cpu",
+                           weights_only=True)
         step = restore(state, model, optimizer, schedule, batches, rngs)
     start, losses = step, {}
     while step < steps:
@@ -196,7 +209,7 @@ def digest(weights: dict) -> str:
     h = hashlib.sha256()
     for name in sorted(weights):
         h.update(name.encode())
-        h.update(weights[name].detach().contiguous().numpy().tobytes())
+        h.update(weights[name].detach().cpu().contiguous().numpy().tobytes())
     return h.hexdigest()[:16]
 
 
@@ -214,10 +227,10 @@ def main() -> None:
     if attempt > 0 and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True" and os.environ.get("RANK") == "0":
         print("restarted without TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1: if the ranks fail to connect, set it "
               "(pytorch/pytorch#135712)", file=sys.stderr, flush=True)
-    dist.init_process_group("gloo")  # NCCL (and torch.cuda.set_device(LOCAL_RANK)) on GPUs
+    device = distlab.init_distributed()  # torchrun's RANK, WORLD_SIZE...; NCCL and GPU LOCAL_RANK, or gloo and CPU
     torch.set_num_threads(1)
     rank = dist.get_rank()
-    result = train(args.dir, args.steps, args.every, distlab.faults_from_env(), args.ddp)
+    result = train(args.dir, args.steps, args.every, distlab.faults_from_env(), args.ddp, device)
     if rank == 0:
         print(f"attempt {attempt}: started at step {result['start']}, trained to step {args.steps}, "
               f"final loss {result['losses'].get(args.steps - 1, float('nan')):.6f}")

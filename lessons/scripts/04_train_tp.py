@@ -12,13 +12,13 @@ script fails unless every step's loss, and the final weights, agree within fp32 
 from __future__ import annotations
 
 import argparse
-import os
 
 import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, loss_parallel, parallelize_module
 
+import distlab
 from distlab.models import ModelConfig, TinyTransformer, random_batch
 
 CONFIG = ModelConfig(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64, tie_embeddings=False)
@@ -35,11 +35,11 @@ def tensor_parallel(model: TinyTransformer, mesh) -> TinyTransformer:
     return model
 
 
-def train(model: TinyTransformer, parallel: bool) -> list[float]:
+def train(model: TinyTransformer, parallel: bool, device: torch.device = torch.device("cpu")) -> list[float]:
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR, foreach=False)
     losses = []
     for step in range(STEPS):
-        tokens, targets = random_batch(CONFIG, BATCH, SEQ, seed=0)  # one batch, learnt by heart; the same on every rank
+        tokens, targets = (t.to(device) for t in random_batch(CONFIG, BATCH, SEQ, seed=0))  # one batch, learnt by heart
         logits = model(tokens).flatten(0, 1)
         if parallel:
             with loss_parallel():
@@ -58,19 +58,14 @@ def train(model: TinyTransformer, parallel: bool) -> list[float]:
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
     torch.set_num_threads(1)
-    backend = "nccl" if torch.cuda.is_available() and torch.cuda.device_count() >= int(os.environ["WORLD_SIZE"]) \
-        else "gloo"
-    dist.init_process_group(backend)  # torchrun's RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    device = distlab.init_distributed()  # torchrun's RANK, WORLD_SIZE...; NCCL and GPU LOCAL_RANK, or gloo and CPU
     rank, t = dist.get_rank(), dist.get_world_size()
     if CONFIG.n_heads % t or CONFIG.vocab_size % t:
         raise SystemExit(f"{t} ranks must divide the {CONFIG.n_heads} heads and the vocabulary of {CONFIG.vocab_size}")
-    device = "cuda" if backend == "nccl" else "cpu"
-    if device == "cuda":
-        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-    mesh = init_device_mesh(device, (t,))
+    mesh = init_device_mesh(device.type, (t,))
     with torch.device(device):
         parallel = tensor_parallel(TinyTransformer(CONFIG, seed=0), mesh)
-    tp_losses = train(parallel, parallel=True)
+    tp_losses = train(parallel, parallel=True, device=device)
     one_process = TinyTransformer(CONFIG, seed=0)  # the reference, on this rank's CPU
     reference = train(one_process, parallel=False)
     for step, (got, want) in enumerate(zip(tp_losses, reference)):
@@ -81,8 +76,8 @@ def main() -> None:
         torch.testing.assert_close(full.detach().cpu(), one_process.get_parameter(name).detach(), rtol=1e-3,
                                    atol=1e-4, msg=lambda m: f"rank {rank}, {name}: {m}")
     if rank == 0:
-        print(f"TP={t}: {STEPS} steps, loss {tp_losses[0]:.4f} -> {tp_losses[-1]:.4f}; every step's loss and the final "
-              "weights equal one process's", flush=True)
+        print(f"TP={t} ({device.type}): {STEPS} steps, loss {tp_losses[0]:.4f} -> {tp_losses[-1]:.4f}; every step's "
+              "loss and the final weights equal one process's", flush=True)
     dist.destroy_process_group()
 
 

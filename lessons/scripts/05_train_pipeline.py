@@ -14,7 +14,6 @@ every rank) and the final weights of its parts agree with that one process withi
 from __future__ import annotations
 
 import argparse
-import os
 
 import torch
 import torch.distributed as dist
@@ -22,6 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B
 
+import distlab
 from distlab.models import ModelConfig, TinyTransformer, random_batch
 
 CONFIG = ModelConfig(vocab_size=64, dim=32, n_layers=8, n_heads=4, max_seq_len=32, tie_embeddings=False)
@@ -94,17 +94,12 @@ def main() -> None:
     parser.add_argument("--schedule", choices=sorted(SCHEDULES), default="1f1b")
     kind = parser.parse_args().schedule
     torch.set_num_threads(1)
-    backend = "nccl" if torch.cuda.is_available() and torch.cuda.device_count() >= int(os.environ["WORLD_SIZE"]) \
-        else "gloo"
-    dist.init_process_group(backend)  # torchrun's RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    device = distlab.init_distributed()  # torchrun's RANK, WORLD_SIZE...; NCCL and GPU LOCAL_RANK, or gloo and CPU
     rank, p = dist.get_rank(), dist.get_world_size()
     chunks = 2 if kind == "interleaved" else 1
     if CONFIG.n_layers % (chunks * p) or MICROBATCHES % p:
         raise SystemExit(f"{chunks * p} parts must divide the {CONFIG.n_layers} layers, and {p} ranks the "
                          f"{MICROBATCHES} microbatches")
-    device = torch.device("cuda", int(os.environ["LOCAL_RANK"])) if backend == "nccl" else torch.device("cpu")
-    if device.type == "cuda":
-        torch.cuda.set_device(device)
     pipeline_losses, parts = train_pipeline(kind, device)
     reference_losses, reference = train_one_process()  # the reference, on this rank's CPU
     for step, (got, want) in enumerate(zip(pipeline_losses, reference_losses)):

@@ -14,12 +14,12 @@ need and it ran 2 all-reduces per layer per token.
 from __future__ import annotations
 
 import argparse
-import os
 
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
+import distlab
 from distlab.models import KVCache, ModelConfig, TinyTransformer, random_batch
 
 CONFIG = ModelConfig(vocab_size=128, dim=64, n_layers=4, n_heads=8, n_kv_heads=4, max_seq_len=64)
@@ -81,16 +81,11 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=16, help="tokens to generate after the prompt")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    backend = "nccl" if gpus >= int(os.environ["WORLD_SIZE"]) else "gloo"
-    dist.init_process_group(backend)  # torchrun's RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    device = distlab.init_distributed()  # torchrun's RANK, WORLD_SIZE...; NCCL and GPU LOCAL_RANK, or gloo and CPU
     t, rank = dist.get_world_size(), dist.get_rank()
     if CONFIG.n_heads % t or (CONFIG.kv_heads % t and t % CONFIG.kv_heads):
         raise SystemExit(f"{t} ranks must divide the {CONFIG.n_heads} heads, and divide or be a multiple of the "
                          f"{CONFIG.kv_heads} KV heads")
-    device = torch.device("cuda", int(os.environ["LOCAL_RANK"])) if backend == "nccl" else torch.device("cpu")
-    if device.type == "cuda":
-        torch.cuda.set_device(device)
     prompt, _ = random_batch(CONFIG, BATCH, PROMPT, seed=0)
     one_process = TinyTransformer(CONFIG, seed=0).generate(prompt, args.new_tokens)  # the reference, on the CPU
     tokens, kv_bytes, all_reduces = tp_generate(TinyTransformer(CONFIG, seed=0).to(device), prompt, args.new_tokens,
@@ -104,8 +99,8 @@ def main() -> None:
           f"KV cache", flush=True)
     dist.barrier()
     if rank == 0:
-        print(f"TP={t} ({backend}): {args.new_tokens} tokens for {BATCH} sequences, identical to one process; "
-              f"{all_reduces} all-reduces (2 per layer per token)", flush=True)
+        print(f"TP={t} ({dist.get_backend()}): {args.new_tokens} tokens for {BATCH} sequences, identical to one "
+              f"process; {all_reduces} all-reduces (2 per layer per token)", flush=True)
     dist.destroy_process_group()
 
 

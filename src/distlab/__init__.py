@@ -13,6 +13,7 @@ if "ipykernel" in _sys.modules:
     warm_up()
 
 from .comm import CommCount, count_bytes_written, count_comm
+from .devices import init_distributed, pick_backend
 from .errors import LaunchError, LaunchTimeout, RankCrashed, RankFailed, StartupTimeout
 from .exact import fixed_layout_ddp, per_parameter_allreduce
 from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, faults_from_env, kill_after_open
@@ -28,6 +29,7 @@ __all__ = [
     "launch", "warm_up", "default_backend", "LaunchError", "LaunchTimeout", "RankCrashed", "RankFailed",
     "StartupTimeout",
     "count_comm", "CommCount", "count_bytes_written", "torchrun", "torchrun_command", "TorchrunFailed",
+    "init_distributed", "pick_backend",
     "tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker",
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",
     "fixed_layout_ddp", "per_parameter_allreduce",

@@ -12,7 +12,8 @@ pytorch/pytorch#135712; `distlab.torchrun` sets it.)
 A real failure (a GPU falling off the bus, a node rebooting, the out-of-memory killer) gives the process no chance to
 clean up: no exception handler runs, no file is closed, no message is sent. SIGKILL does exactly that, so a training
 loop that survives `FailAt` survives the real thing as far as the software can tell. (`how="raise"` raises instead:
-a failure the program sees, for tests of error paths.)
+a failure the program sees, for tests of error paths. `how="stop"` freezes the rank with SIGSTOP: a hang, as a node
+whose GPU or network stopped answering; its peers wait in the next collective until the node is killed and replaced.)
 
 In a large cluster something fails every day: Meta's Llama 3 405B pre-training saw 466 job interruptions in a 54-day
 snapshot on 16,384 GPUs, 419 of them unexpected (Llama Team, "The Llama 3 Herd of Models", 2024, section 3.3.4).
@@ -28,7 +29,7 @@ import sys
 from dataclasses import dataclass
 
 ENV_VAR = "DISTLAB_FAIL_AT"
-_HOWS = ("kill", "raise")
+_HOWS = ("kill", "raise", "stop")
 
 
 class InjectedFailure(RuntimeError):
@@ -62,7 +63,7 @@ def restart_count() -> int:
 class FailAt:
     """Call it once per training step, `fail(step)`: on rank `rank` at step `step` the process dies.
 
-    how: "kill" (SIGKILL, the default: a crash) or "raise" (`InjectedFailure`).
+    how: "kill" (SIGKILL, the default: a crash), "raise" (`InjectedFailure`) or "stop" (SIGSTOP: a hang).
     attempt: fail only when torchrun's restart count equals it (0: only the first attempt), so that a job run with
         `--max-restarts` gets past the failure once it resumes; None: fail on every attempt.
     """
@@ -90,8 +91,11 @@ class FailAt:
         message = f"injected failure: rank {rank} at step {step}"
         if self.how == "raise":
             raise InjectedFailure(message)
-        print(f"{message} (SIGKILL)", flush=True)
-        kill_this_process()
+        print(f"{message} ({'SIGSTOP' if self.how == 'stop' else 'SIGKILL'})", flush=True)
+        if self.how == "stop":
+            os.kill(os.getpid(), signal.SIGSTOP)  # frozen until SIGCONT, or SIGKILL (a stopped process still dies)
+        else:
+            kill_this_process()
 
 
 class FailurePlan:
@@ -111,17 +115,17 @@ class FailurePlan:
         return f"FailurePlan({list(self.failures)!r})"
 
 
-_SPEC = re.compile(r"(\d+):(\d+)(?::(kill|raise))?(?:@(\d+))?")
+_SPEC = re.compile(r"(\d+):(\d+)(?::(kill|raise|stop))?(?:@(\d+))?")
 
 
 def parse_failures(spec: str) -> FailurePlan:
-    """"RANK:STEP[:kill|raise][@ATTEMPT], ..." -> a FailurePlan. E.g. "1:7@0,0:13@1": on the first attempt rank 1
+    """"RANK:STEP[:kill|raise|stop][@ATTEMPT], ..." -> a FailurePlan. E.g. "1:7@0,0:13@1": on the first attempt rank 1
     dies at step 7, on the second (torchrun's first restart) rank 0 dies at step 13."""
     failures = []
     for item in filter(None, (part.strip() for part in spec.split(","))):
         found = _SPEC.fullmatch(item)
         if not found:
-            raise ValueError(f"{ENV_VAR}: cannot read {item!r}; expected RANK:STEP[:kill|raise][@ATTEMPT], "
+            raise ValueError(f"{ENV_VAR}: cannot read {item!r}; expected RANK:STEP[:kill|raise|stop][@ATTEMPT], "
                              f"e.g. '1:7' or '1:7@0,0:13@1'")
         rank, step, how, attempt = found.groups()
         failures.append(FailAt(int(rank), int(step), how or "kill", None if attempt is None else int(attempt)))
