@@ -21,6 +21,7 @@ from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
 from .models import KVCache, ModelConfig, TinyTransformer, random_batch
 from .timeline import Timeline, busy_seconds, plot_timeline, timeline_summary
 from .overlap import OverlapWatch, overlap_summary, plot_overlap, watch_overlap
+from .predict import check_prediction
 from .torchrun import TorchrunFailed, torchrun, torchrun_command
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "ModelConfig", "TinyTransformer", "KVCache", "random_batch",
     "Timeline", "plot_timeline", "timeline_summary", "busy_seconds",
     "OverlapWatch", "watch_overlap", "overlap_summary", "plot_overlap",
+    "check_prediction",
 ]
 __version__ = "0.1.0"
 
