@@ -7,6 +7,11 @@ here with torch.load(weights_only=True)), what their load_checkpoint returned (a
 way), tensors and losses of their resumed training. The references they are compared with are computed here: the
 uninterrupted single-process training in this process, the uninterrupted 2- and 4-rank trainings on gloo ranks
 started from here (trusted code only), Young's and Daly's intervals as closed forms.
+
+One exception: whether save_checkpoint fsyncs and picks a temporary name of its own cannot be seen from outside (the
+grader cannot cut the power), so the sandbox wraps os.fsync / os.replace and reports the calls it saw
+(rank_observe_saves). That report is a sandbox-side observation, a claim the student's code could forge: it grades
+an honest omission, not an attack.
 """
 import contextlib
 import importlib

@@ -147,8 +147,11 @@ def recording(events, name, real):
         return real(fd)
 
     def renamed(src, dst, *args, **kwargs):
-        events.append({"call": name, "src": os.path.realpath(src), "dst": os.path.realpath(dst),
-                       "inode": os.stat(src).st_ino})
+        try:
+            inode = os.stat(src).st_ino
+        except (OSError, TypeError):  # an unusual call (dir_fd=...): recorded without the inode; the real call decides
+            inode = None
+        events.append({"call": name, "src": os.path.realpath(src), "dst": os.path.realpath(dst), "inode": inode})
         return real(src, dst, *args, **kwargs)
     return synced if name in SYNCS else renamed
 
