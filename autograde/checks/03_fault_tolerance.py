@@ -7,6 +7,11 @@ here with torch.load(weights_only=True)), what their load_checkpoint returned (a
 way), tensors and losses of their resumed training. The references they are compared with are computed here: the
 uninterrupted single-process training in this process, the uninterrupted 2- and 4-rank trainings on gloo ranks
 started from here (trusted code only), Young's and Daly's intervals as closed forms.
+
+One exception: whether save_checkpoint fsyncs and picks a temporary name of its own cannot be seen from outside (the
+grader cannot cut the power), so the sandbox wraps os.fsync / os.replace and reports the calls it saw
+(rank_observe_saves). That report is a sandbox-side observation, a claim the student's code could forge: it grades
+an honest omission, not an attack.
 """
 import contextlib
 import importlib
@@ -242,6 +247,59 @@ def save_checkpoint_survives_kill(student):
     kill_a_save(student, path, "serializing")
     assert student.call("rank_read", path) is None, "a first save killed halfway left a partial file at `path`"
     print("a first save killed halfway: no file at `path`")
+
+
+def observed_saves(student, what):
+    """Two saves to one `checkpoint.pt`, with the sandbox recording save_checkpoint's fsync and rename calls (a
+    sandbox-side observation: see rank_observe_saves): the record, and per save its rename onto `path`."""
+    folder = student.call("rank_scratch", what)
+    first, newer, _ = round_trip_states()
+    record = run(student, "two saves to checkpoint.pt", "rank_observe_saves", folder, [first, newer])
+    path = f"{record['folder']}/checkpoint.pt"
+    renames = []
+    for number, events in enumerate(record["saves"], 1):
+        onto = [e for e in events if e["call"] in ("replace", "rename") and e["dst"] == path]
+        assert onto, (f"save {number}: no os.replace (or os.rename) onto `path` was seen: write a temporary file, "
+                      f"then os.replace(tmp, path)")
+        renames.append(onto[-1])
+    return record, renames
+
+
+def synced(events, is_dir, inode):
+    """Whether `events` hold an fsync (or fdatasync) of the folder (is_dir) or file with this inode."""
+    return any(e["call"] in ("fsync", "fdatasync") and e["is_dir"] == is_dir and e["inode"] == inode for e in events)
+
+
+@check
+def save_checkpoint_fsyncs(student):
+    """save_checkpoint fsyncs the temporary file before renaming it onto `path`, and the folder after (observed in the
+    sandbox: os.fsync and os.replace are wrapped there)."""
+    record, renames = observed_saves(student, "fsync")
+    for number, (events, rename) in enumerate(zip(record["saves"], renames), 1):
+        at = events.index(rename)
+        assert synced(events[:at], False, rename["inode"]), (
+            f"save {number}: the temporary file was not fsync'd before os.replace: after a power cut `path` could "
+            f"name a file whose bytes never reached the disk (f.flush(), then os.fsync(f.fileno()))")
+        assert synced(events[at + 1:], True, record["folder_inode"]), (
+            f"save {number}: the folder was not fsync'd after os.replace: the rename itself may not survive a power "
+            f"cut (os.open(folder, os.O_RDONLY), os.fsync, os.close)")
+    print("the temporary file is fsync'd before the rename, the folder after it")
+
+
+@check
+def save_checkpoint_unique_temp_name(student):
+    """save_checkpoint writes to a temporary file in the folder of `path`, under a name no other save uses (two saves
+    in one process use two names; observed in the sandbox)."""
+    record, renames = observed_saves(student, "unique")
+    for number, rename in enumerate(renames, 1):
+        assert rename["src"].rsplit("/", 1)[0] == record["folder"], (
+            f"save {number}: the temporary file {rename['src']} is not in the folder of `path`: a rename is atomic "
+            f"only within one file system")
+    names = [rename["src"].rsplit("/", 1)[1] for rename in renames]
+    assert names[0] != names[1], (
+        f"two saves to the same `path` used the same temporary name {names[0]!r}: two saves at the same time (another "
+        f"thread, another process) would write into one file; let tempfile.mkstemp(dir=folder) choose the name")
+    print("temporary files in the folder of `path`, a new name each time")
 
 
 # --- Part 2: capture_training_state, restore_training_state ---------------------------------------------------------

@@ -9,6 +9,7 @@ import os
 import pathlib
 import pickle
 import random
+import stat
 import tempfile
 
 import numpy as np
@@ -127,6 +128,49 @@ def rank_kill_a_save(path, kill_point, new):
     except distlab.RankCrashed as crash:
         return {"finished": False, "signal": crash.signal.name if crash.signal else None, "exitcode": crash.exitcode}
     return {"finished": True, "signal": None, "exitcode": 0}
+
+
+# --- what save_checkpoint asks the operating system (fsync, rename) ---------------------------------------------------
+# A SANDBOX-SIDE OBSERVATION: durability cannot be seen from outside (the grader cannot cut the power), so these
+# procedures wrap os.fsync / os.fdatasync / os.replace / os.rename in the sandbox and record each call. The record is
+# a claim (code in the sandbox could forge it); it grades an honest omission, not an attack.
+
+SYNCS, RENAMES = ("fsync", "fdatasync"), ("replace", "rename")
+
+
+def recording(events, name, real):
+    """`real` (an os function), recording each call in `events`: the inode synced (a folder's or a file's), or the
+    rename's source, target and the source's inode."""
+    def synced(fd):
+        info = os.fstat(fd if isinstance(fd, int) else fd.fileno())
+        events.append({"call": name, "is_dir": stat.S_ISDIR(info.st_mode), "inode": info.st_ino})
+        return real(fd)
+
+    def renamed(src, dst, *args, **kwargs):
+        try:
+            inode = os.stat(src).st_ino
+        except (OSError, TypeError):  # an unusual call (dir_fd=...): recorded without the inode; the real call decides
+            inode = None
+        events.append({"call": name, "src": os.path.realpath(src), "dst": os.path.realpath(dst), "inode": inode})
+        return real(src, dst, *args, **kwargs)
+    return synced if name in SYNCS else renamed
+
+
+def rank_observe_saves(folder, states):
+    """save_checkpoint(folder/checkpoint.pt, state) for each state, with those os calls recorded: per save, its list
+    of events; and the folder's real path and inode."""
+    real = {name: getattr(os, name) for name in SYNCS + RENAMES}
+    saves = []
+    try:
+        for state in states:
+            saves.append([])
+            for name, function in real.items():
+                setattr(os, name, recording(saves[-1], name, function))
+            save_checkpoint(os.path.join(folder, "checkpoint.pt"), state)  # noqa: F821
+    finally:
+        for name, function in real.items():
+            setattr(os, name, function)
+    return {"saves": saves, "folder": os.path.realpath(folder), "folder_inode": os.stat(folder).st_ino}
 
 
 # --- the training the checks run (the notebook's training_harness; the grader runs it too) ------------------------
