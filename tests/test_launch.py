@@ -282,6 +282,23 @@ def test_a_deadlock_is_named_in_one_sentence_from_the_wait_for_graph():
     assert info.value.elapsed < 10  # the collective timeout, not the launch's deadline
 
 
+@pytest.mark.parametrize("wheres, failed, expected", [
+    ({0: {"op": "all_reduce", "group": [0, 1, 2]}, 1: {"op": "barrier", "group": [0, 1, 2]},
+      2: {"op": "all_reduce", "group": [0, 1, 2]}}, {},
+     "rank 0 waited 2 s in `all_reduce` for rank 1, which was in `barrier`: the ranks call different collectives"),
+    ({0: {"op": "send", "peer": 1}, 1: {"op": "send", "peer": 0}}, {}, "rank 0 waited 2 s in `send` to rank 1, which "
+     "was itself waiting in `send` to rank 0: a deadlock — every rank sends before anyone receives"),
+    ({0: {"op": "recv", "peer": 1}, 1: {"op": "all_reduce", "group": [0, 1]}}, {}, "rank 0 waited 2 s in `recv` from "
+     "rank 1, which was itself waiting in `all_reduce` for rank 0: a deadlock — each waits for the next, in a circle"),
+    ({0: {"op": "recv", "peer": 1}}, {1: "ValueError: x"}, "rank 0 waited 2 s in `recv` from rank 1, which had failed: "
+     "ValueError: x"),
+    ({0: {"op": "recv", "peer": 1}}, {}, None),  # rank 1 did not say where it was: nothing more than the error
+])
+def test_the_wait_for_graph_in_one_sentence(wheres, failed, expected):
+    from distlab._explain import explain_wait
+    assert explain_wait(0, 2.0, wheres, set(), failed) == expected
+
+
 def _arrive_then_sleep(folder):
     dist.barrier()
     open(os.path.join(folder, f"arrived{dist.get_rank()}"), "w").close()

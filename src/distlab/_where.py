@@ -24,8 +24,8 @@ _NOT_LEARNERS = tuple(os.path.realpath(p) + os.sep for p in {
 def is_learners(filename: str) -> bool:
     """Whether a frame of this file is the learner's code: a cell, a script, a test; not distlab, torch, the stdlib
     or any installed package."""
-    if filename.startswith("<"):
-        return False
+    if filename.startswith("<"):  # "<string>", "<frozen ...>"; but a cell run by a plain IPython shell (the
+        return filename.startswith("<ipython-input-")  # graders' sandbox) is named "<ipython-input-3-0f1e...>"
     return not (os.path.realpath(filename) + os.sep).startswith(_NOT_LEARNERS) and "site-packages" not in filename
 
 

@@ -21,9 +21,10 @@ The lifecycle of a launch, and its time limits (all in seconds, all named here o
    outside every deadline below, up to `_forkserver.FORKSERVER_START_S`); each reports "arrived", joins the group
    through a `FileStore` in the launch's own temporary folder, and reports "joined". A rank that has not joined
    within `startup_timeout` ends the launch with `StartupTimeout` ("rank 3 did not join within 30 s").
-2. Run: `fn` runs; one collective may wait `collective_timeout` for its peers before it raises on that rank (also in
-   groups made with `dist.new_group`). After a first failure the notebook listens `_GRACE_S` longer for others, to
-   name the rank that failed first.
+2. Run: `fn` runs; one collective, or a gloo `send`/`recv`, may wait `collective_timeout` for its peers before it
+   raises on that rank (also in groups made with `dist.new_group`). After a first failure the notebook listens
+   `_GRACE_S` longer for others, to name the rank that failed first; when it timed out waiting for a peer, the
+   notebook asks the ranks still running where they are and names why the peer never came (`_failures`, `_explain`).
 3. End: every rank waits, sockets open, until the notebook closes the lifeline; then all exit. `timeout`, the
    wall-clock deadline of the whole launch, kills whatever is left; a rank whose notebook is gone exits by itself
    `_worker.ORPHAN_MARGIN_S` after the deadline.
@@ -89,9 +90,10 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
     output: "by_rank" prints each rank's output after the run, rank 0 first (deterministic: what nbval needs);
         "live" prints lines as they come; "hide" drops them. Lines are prefixed "[rank k]".
 
-    Raises `RankFailed` (the rank that raised first, with its traceback), `RankCrashed` (a rank killed by a signal
-    or that exited), `StartupTimeout`, `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted; all
-    ranks are gone by then.
+    Raises `RankFailed` (the rank that raised first: one line saying what happened, e.g. a deadlock, then the
+    learner's frames of its traceback), `RankCrashed` (a rank killed by a signal or that exited), `StartupTimeout`,
+    `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted ("stopped 4 ranks; they were all in ...");
+    all ranks are gone by then.
     """
     _check_arguments(fn, world_size, timeout, collective_timeout, startup_timeout, threads, output)
     backend = _check_backend(backend, world_size)
