@@ -17,14 +17,11 @@ def waiting(info: dict | None) -> bool:
 
 
 def op_phrase(info: dict) -> str:
-    """"`recv` from rank 3", "`send` to rank 1", "`all_reduce`"."""
-    op, peer = info["op"], info.get("peer", "?")
-    if "peer" not in info and "group" not in info:
-        return f"`{op}`"
-    if "peer" in info:
-        return f"`{op}` {'to' if op in ('send', 'isend') else 'from'} " + ("any rank" if peer is None else
-                                                                             f"rank {peer}")
-    return f"`{op}`"
+    """"`recv` from rank 3", "`send` to rank 1", "`recv` from any rank", "`all_reduce`"."""
+    if "peer" not in info:
+        return f"`{info['op']}`"
+    peer = "any rank" if info["peer"] is None else f"rank {info['peer']}"
+    return f"`{info['op']}` {'to' if info['op'] in ('send', 'isend') else 'from'} {peer}"
 
 
 def line_phrase(info: dict) -> str:
