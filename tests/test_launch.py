@@ -424,9 +424,10 @@ time.sleep(60)
 """
 
 
-def test_ctrl_c_while_the_forkserver_starts_stops_every_rank(tmp_path, cpu_load):
+def test_ctrl_c_while_the_forkserver_starts_stops_every_rank(tmp_path):
     """A fresh process: its first launch waits for the forkserver to import torch; the Ctrl-C lands then, or in one
-    of the first launches. The ranks the forkserver forks for a launch already stopped leave at once."""
+    of the first launches. The ranks the forkserver forks for a launch already stopped leave at once. (Two imports
+    of torch load the machine enough; DISTLAB_CTRL_C_COLD=<n> runs n fresh processes instead of 1.)"""
     script = tmp_path / "cold.py"
     script.write_text(COLD_START_SCRIPT)
     rng = random.Random(int(os.environ.get("DISTLAB_CTRL_C_SEED", 3)))
