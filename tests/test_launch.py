@@ -289,7 +289,8 @@ def test_a_deadlock_is_named_in_one_sentence_from_the_wait_for_graph():
     ({0: {"op": "send", "peer": 1}, 1: {"op": "send", "peer": 0}}, {}, "rank 0 waited 2 s in `send` to rank 1, which "
      "was itself waiting in `send` to rank 0: a deadlock — every rank sends before anyone receives"),
     ({0: {"op": "recv", "peer": 1}, 1: {"op": "all_reduce", "group": [0, 1]}}, {}, "rank 0 waited 2 s in `recv` from "
-     "rank 1, which was itself waiting in `all_reduce` for rank 0: a deadlock — each waits for the next, in a circle"),
+     "rank 1, which was itself waiting in `all_reduce` for rank 0: a deadlock — each waits for the next, "
+     "in a circle"),
     ({0: {"op": "recv", "peer": 1}}, {1: "ValueError: x"}, "rank 0 waited 2 s in `recv` from rank 1, which had failed: "
      "ValueError: x"),
     ({0: {"op": "recv", "peer": 1}}, {}, None),  # rank 1 did not say where it was: nothing more than the error
@@ -323,8 +324,8 @@ def test_ctrl_c_stops_every_rank_and_says_where_they_were(tmp_path):
     with pytest.raises(KeyboardInterrupt) as info:
         distlab.launch(_arrive_then_sleep, world_size=3, args=(str(tmp_path),), timeout=60)
     assert time.monotonic() - sent_at[0] < 2
-    assert str(info.value) == (f"stopped 3 ranks; they were all at line {_arrive_then_sleep.__code__.co_firstlineno + 3}"
-                               " of `_arrive_then_sleep`: `time.sleep(600)`")
+    line = _arrive_then_sleep.__code__.co_firstlineno + 3
+    assert str(info.value) == f"stopped 3 ranks; they were all at line {line} of `_arrive_then_sleep`: `time.sleep(600)`"
     assert type(info.value) is KeyboardInterrupt  # the kernel sees an interruption: Run All stops
 
 

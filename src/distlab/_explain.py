@@ -44,7 +44,8 @@ def awaited(rank: int, info: dict, wheres: dict[int, dict]) -> int | None:
     return None
 
 
-def explain_wait(first: int, waited_s: float | None, wheres: dict[int, dict], returned, failed: dict[int, str]) -> str | None:
+def explain_wait(first: int, waited_s: float | None, wheres: dict[int, dict], returned,
+                 failed: dict[int, str]) -> str | None:
     """One sentence from the wait-for graph, starting at `first` (which timed out after `waited_s`, or was still
     waiting); None when the graph says nothing more than the error itself."""
     chain, info = [first], wheres[first]
