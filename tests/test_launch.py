@@ -325,7 +325,8 @@ def test_ctrl_c_stops_every_rank_and_says_where_they_were(tmp_path):
         distlab.launch(_arrive_then_sleep, world_size=3, args=(str(tmp_path),), timeout=60)
     assert time.monotonic() - sent_at[0] < 2
     line = _arrive_then_sleep.__code__.co_firstlineno + 3
-    assert str(info.value) == f"stopped 3 ranks; they were all at line {line} of `_arrive_then_sleep`: `time.sleep(600)`"
+    assert str(info.value) == f"stopped 3 ranks; they were all at line {line} of `_arrive_then_sleep`: " \
+                              "`time.sleep(600)`"
     assert type(info.value) is KeyboardInterrupt  # the kernel sees an interruption: Run All stops
 
 
