@@ -12,6 +12,7 @@ import shutil
 from importlib.util import find_spec
 from pathlib import Path
 
+import pytest
 from _pytest.nodeid import NodeId
 
 GRADING_FILES = ("tests/test_nbgrader.py", "tests/test_hostile.py", "tests/test_grade_shards.py")
@@ -41,10 +42,12 @@ def browser_runs_notebooks() -> bool:
 def pytest_ignore_collect(collection_path, config):
     """nbval runs lessons/ and solutions/ only where tests/test_browser.py cannot (no Chromium or Playwright): the
     browser's Run All checks the same (every cell runs, every assert holds), and more. A notebook named on the
-    command line is always run by nbval."""
-    if collection_path.suffix != ".ipynb" or not browser_runs_notebooks():
+    command line, or in a folder named there (`pytest lessons/05_pipeline.ipynb`), is always run by nbval."""
+    if collection_path.suffix != ".ipynb" or not collection_path.is_relative_to(config.rootpath):
         return None
-    named = {Path(arg.split("::")[0]).resolve() for arg in config.args}
-    if collection_path.resolve() in named:
+    named = {Path(arg.split("::")[0]).resolve() for arg in config.args} - {config.rootpath}
+    if config.args_source == pytest.Config.ArgsSource.ARGS and named & {collection_path, *collection_path.parents}:
+        return None
+    if not browser_runs_notebooks():
         return None
     return collection_path.relative_to(config.rootpath).parts[0] in ("lessons", "solutions") or None
