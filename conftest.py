@@ -7,6 +7,12 @@ tests in tests/test_nbgrader.py get an id of their own file, `tests/test_nbgrade
 worker grades a set (once: the class is graded by a module-scoped fixture) while the other grades another.
 (xdist 3.8's `loadgroup` cannot do this under pytest 9: it rewrites `item._nodeid`, which pytest 9 no longer reads.)
 """
+import os
+import shutil
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
 from _pytest.nodeid import NodeId
 
 GRADING_FILES = ("tests/test_nbgrader.py", "tests/test_hostile.py", "tests/test_grade_shards.py")
@@ -26,3 +32,22 @@ def pytest_collection_modifyitems(items):
         if path == "tests/test_nbgrader.py" and assignment_of(item):
             item._id = NodeId.parse(f"{path}[{assignment_of(item)}]::{rest}")
     items.sort(key=lambda item: item.nodeid.split("::")[0].split("[")[0] not in GRADING_FILES)  # stable: keeps the rest in order
+
+
+def browser_runs_notebooks() -> bool:
+    """Whether tests/test_browser.py runs the lesson and solution notebooks (in JupyterLab, under Chromium)."""
+    return bool(os.environ.get("DISTLAB_CHROMIUM") or shutil.which("chromium")) and find_spec("playwright") is not None
+
+
+def pytest_ignore_collect(collection_path, config):
+    """nbval runs lessons/ and solutions/ only where tests/test_browser.py cannot (no Chromium or Playwright): the
+    browser's Run All checks the same (every cell runs, every assert holds), and more. A notebook named on the
+    command line, or in a folder named there (`pytest lessons/05_pipeline.ipynb`), is always run by nbval."""
+    if collection_path.suffix != ".ipynb" or not collection_path.is_relative_to(config.rootpath):
+        return None
+    named = {Path(arg.split("::")[0]).resolve() for arg in config.args} - {config.rootpath}
+    if config.args_source == pytest.Config.ArgsSource.ARGS and named & {collection_path, *collection_path.parents}:
+        return None
+    if not browser_runs_notebooks():
+        return None
+    return collection_path.relative_to(config.rootpath).parts[0] in ("lessons", "solutions") or None

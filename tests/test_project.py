@@ -21,6 +21,7 @@ NOTEBOOKS = sorted(p for folder in ("lessons", "solutions", "exercises") for p i
 CONDA_TO_PYPI = {"pytorch": "torch"}
 ALLOWED_NOTEBOOK_METADATA = {"kernelspec", "language_info"}
 ALLOWED_CELL_METADATA = {"nbgrader", "tags", "editable", "deletable"}
+NBVAL_COMMENT = re.compile(r"\s*#\s*NBVAL_")  # noise for a learner: nbval reads cell tags (nbval-ignore-output, ...)
 
 
 def _requirements(lines) -> dict[str, str]:
@@ -50,6 +51,8 @@ def test_notebooks_are_committed_clean(path):
         assert set(cell.get("metadata", {})) <= ALLOWED_CELL_METADATA, f"volatile cell metadata in {where}"
         if cell["cell_type"] == "code":
             assert cell["outputs"] == [] and cell["execution_count"] is None, f"outputs left in {where}"
+            markers = [line for line in "".join(cell["source"]).splitlines() if NBVAL_COMMENT.match(line)]
+            assert not markers, f"{markers[0]!r} in {where}: give the cell nbval's tag (e.g. nbval-ignore-output)"
 
 
 def test_every_lesson_has_an_exercise_set_and_a_solution_set():
@@ -66,13 +69,20 @@ def test_course_script_explains_itself():
     assert result.returncode == 2
 
 
-def test_course_lab_serves_the_lessons(tmp_path):
-    """`./course lab` starts JupyterLab on the first lesson (headless here; a learner gets a browser tab)."""
+LEARNER_HIDDEN = ["@jupyter/nbgrader"]  # nbgrader's sidebar and menus (Create Assignment, Formgrader, ...)
+NO_NEWS = "@jupyterlab/apputils-extension:announcements"  # the "Jupyter news" pop-up
+
+
+@pytest.mark.parametrize("mode", ["learner", "instructor"])
+def test_course_lab_serves_the_lessons(tmp_path, mode):
+    """`./course lab` starts JupyterLab on the first lesson (headless here; a learner gets a browser tab), prints lesson
+    1's URL with its token, and shows nbgrader's instructor tools only with --instructor."""
     log = tmp_path / "lab.log"
     with open(log, "w") as out:
         lab = subprocess.Popen([str(ROOT / "course"), "lab", "--no-browser", "--ServerApp.port=0",
-                                "--IdentityProvider.token=course-test", f"--ServerApp.runtime_dir={tmp_path}"],
-                               stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                "--IdentityProvider.token=course-test", *(["--instructor"] * (mode == "instructor"))],
+                               stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                               env={**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path)})
     try:
         url, deadline = None, time.monotonic() + 120
         while url is None and time.monotonic() < deadline and lab.poll() is None:
@@ -80,9 +90,18 @@ def test_course_lab_serves_the_lessons(tmp_path):
             found = re.search(r"http://127\.0\.0\.1:\d+", log.read_text())
             url = found.group(0) if found else None
         assert url, f"JupyterLab did not start:\n{log.read_text()[-2000:]}"
+        assert f"{url}/lab/tree/lessons/01_data_parallelism.ipynb?token=" in log.read_text(), "no URL of lesson 1"
         with urllib.request.urlopen(f"{url}/api/contents/lessons?token=course-test", timeout=30) as response:
             names = {item["name"] for item in json.load(response)["content"]}
         assert "01_data_parallelism.ipynb" in names
+        with urllib.request.urlopen(f"{url}/lab?token=course-test", timeout=30) as response:
+            page = response.read().decode()
+        config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page,
+                                      re.S).group(1))
+        hidden = [name for name in LEARNER_HIDDEN if name in config["disabledExtensions"]]
+        assert hidden == (LEARNER_HIDDEN if mode == "learner" else []) and NO_NEWS in config["disabledExtensions"]
+        loaded = "nbgrader.server_extensions.formgrader | extension was successfully loaded" in log.read_text()
+        assert loaded == (mode == "instructor") and ("nbgrader_config" in log.read_text()) <= loaded  # its warning
     finally:
         try:
             os.killpg(lab.pid, signal.SIGTERM)

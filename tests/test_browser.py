@@ -1,0 +1,177 @@
+"""Every lesson and solution notebook as a learner meets it: opened in real JupyterLab, served by `./course lab`, in
+headless Chromium; Run All; then no error output (stderr may be: lessons show failing ranks' messages), every cell
+run, every plot rendered as an image, every widget rendered as a widget, the kernel idle.
+
+    pytest tests/test_browser.py -k 02_sharding
+
+Needs Chromium (`apt-get install chromium`; DISTLAB_CHROMIUM=/path picks another) and Playwright's Python package
+(`pip install playwright`; only its driver is used, never a downloaded browser): `.ci/run` installs both. Without them
+the test is skipped and nbval runs these notebooks instead (conftest.py): where it runs, it replaces nbval's run.
+
+It leaves build/browser/<notebook>.png, a screenshot of each notebook after its Run All (CI keeps the folder), and
+build/executed/<path>, each notebook that passed, with its outputs: `./course book` builds the static site from them
+without running the lessons again.
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOTS = ROOT / "build" / "browser"
+EXECUTED = ROOT / "build" / "executed"  # read by book/build.py
+NOTEBOOKS = sorted([*ROOT.glob("lessons/0*.ipynb"), *ROOT.glob("solutions/*/*.ipynb")])
+CHROMIUM = os.environ.get("DISTLAB_CHROMIUM") or shutil.which("chromium")
+PAGE_TIMEOUT_S = 180  # loading JupyterLab, opening a notebook, starting its kernel (seconds on a loaded machine)
+RUN_ALL_TIMEOUT_S = 840  # <= 90 s on 2 idle cores; under pytest-timeout's 900 s, so a late run leaves a screenshot
+TEST_SETTINGS = {  # this test's JupyterLab settings, on top of the learner's
+    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},  # every cell in the page, to be checked
+    "@jupyterlab/docmanager-extension/plugin": {"autosave": False},  # never write the outputs into the repository
+    "@jupyter-widgets/jupyterlab-manager/plugin": {"saveState": True},  # the executed copies keep the widgets' state
+}
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]  # no network here: no background connections
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: apt-get install chromium (.ci/run does); "
+                                "nbval runs the notebooks instead")
+
+OPEN_AND_RUN_ALL = """async (path) => {
+  const app = window.jupyterapp;
+  const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  window.distlabPanel = panel;
+  window.distlabRun = null;
+  app.commands.execute('notebook:run-all-cells').then(
+    ok => { window.distlabRun = {ok}; }, error => { window.distlabRun = {ok: false, error: String(error)}; });
+}"""
+
+KERNEL_IDLE = "() => window.distlabPanel.sessionContext.session.kernel.status === 'idle'"
+RUN_FINISHED = f"() => window.distlabRun !== null && ({KERNEL_IDLE})()"
+
+# What the page shows, output by output: the model's outputs beside the element JupyterLab rendered for each.
+REPORT = """() => {
+  const panel = window.distlabPanel;
+  const IMAGES = ['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml'];
+  const WIDGET = 'application/vnd.jupyter.widget-view+json';
+  const cells = panel.content.widgets.filter(cell => cell.model.type === 'code').map((cell, index) => {
+    const outputs = cell.model.outputs.toJSON();
+    const area = cell.outputArea.node;
+    const shown = [...area.querySelectorAll(':scope > .jp-OutputArea-child > .jp-OutputArea-output')];
+    return {
+      index,
+      executed: cell.model.executionCount !== null || cell.model.sharedModel.getSource().trim() === '',
+      errors: outputs.filter(o => o.output_type === 'error').map(o => `${o.ename}: ${o.evalue}`),
+      outputs: outputs.length, shown: shown.length,
+      images: outputs.filter(o => IMAGES.some(m => m in (o.data || {}))).length,
+      imagesShown: shown.filter(n => [...n.querySelectorAll('img')].some(i => i.complete && i.naturalWidth > 0)).length,
+      widgets: outputs.filter(o => WIDGET in (o.data || {})).length,
+      widgetsShown: shown.filter(n => n.querySelector('.jupyter-widgets')
+                                      && !/Error displaying widget|Loading widget/.test(n.textContent)).length,
+    };
+  });
+  panel.context.saveState.emit('started');  // the widget manager writes the widgets' state into the notebook now
+  const shown = [...panel.node.querySelectorAll('.jp-OutputArea-output')].filter(
+    node => node.querySelector(':scope img, :scope .jupyter-widgets'));
+  if (shown.length) shown[shown.length - 1].scrollIntoView({block: 'center'});  // the screenshot: the last plot/widget
+  return {cells, notebook: panel.context.model.toJSON()};
+}"""
+
+CLOSE = """async () => {
+  const panel = window.distlabPanel;
+  await panel.sessionContext.shutdown();
+  panel.dispose();  // without saving: its outputs never reach the repository
+}"""
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    """`./course lab` (learner mode) and a Chromium page on it, for this pytest process."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="no Playwright: pip install playwright (.ci/run "
+                                   "does); nbval runs the notebooks instead")
+    tmp = tmp_path_factory.mktemp("lab")
+    for name, values in TEST_SETTINGS.items():
+        (tmp / "settings" / f"{name}.jupyterlab-settings").parent.mkdir(parents=True, exist_ok=True)
+        (tmp / "settings" / f"{name}.jupyterlab-settings").write_text(json.dumps(values))
+    log = tmp / "lab.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [str(ROOT / "course"), "lab", "--no-browser", "--ServerApp.port=0",
+             "--IdentityProvider.token=browser-test", "--LabApp.expose_app_in_browser=True",
+             f"--LabApp.user_settings_dir={tmp / 'settings'}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+             f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}"],  # nothing written beside the notebooks
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")})
+    try:
+        url, deadline = None, time.monotonic() + 120
+        while url is None and time.monotonic() < deadline and server.poll() is None:
+            time.sleep(0.5)
+            found = re.search(r"http://127\.0\.0\.1:\d+", log.read_text())
+            url = found.group(0) if found else None
+        assert url, f"JupyterLab did not start:\n{log.read_text()[-2000:]}"
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.set_default_timeout(PAGE_TIMEOUT_S * 1000)
+            page.goto(f"{url}/lab?token=browser-test", wait_until="domcontentloaded")
+            page.wait_for_function("() => window.jupyterapp !== undefined")
+            page.evaluate("() => window.jupyterapp.restored")
+            yield page
+            browser.close()
+    finally:
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass  # it had already exited (the assert above says why)
+        server.wait(timeout=60)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_run_all_in_jupyterlab(notebook, lab):
+    relative, before = notebook.relative_to(ROOT), _digest(notebook)
+    lab.evaluate(OPEN_AND_RUN_ALL, relative.as_posix())
+    try:
+        lab.wait_for_function(RUN_FINISHED, timeout=RUN_ALL_TIMEOUT_S * 1000, polling=500)
+        report = lab.evaluate(REPORT)
+        lab.wait_for_function(KERNEL_IDLE, timeout=30_000)  # idle, not stuck busy (JupyterLab's own requests flicker)
+    finally:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        lab.screenshot(path=SCREENSHOTS / f"{notebook.stem}.png")
+        lab.evaluate(CLOSE)
+    assert _digest(notebook) == before, "JupyterLab wrote into the notebook"
+    cells = report["cells"]
+    (SCREENSHOTS / f"{notebook.stem}.json").write_text(json.dumps(cells, indent=1))  # what was checked, cell by cell
+    errors = {c["index"]: c["errors"] for c in cells if c["errors"]}
+    assert not errors, f"error output (code cell: errors): {errors}"
+    not_run = [c["index"] for c in cells if not c["executed"]]
+    assert not not_run, f"Run All did not run code cells {not_run}"
+    assert all(c["outputs"] == c["shown"] for c in cells), "an output was not rendered"
+    assert [c["imagesShown"] for c in cells] == [c["images"] for c in cells], "a plot was not rendered as an image"
+    assert [c["widgetsShown"] for c in cells] == [c["widgets"] for c in cells], "a widget was not rendered as a widget"
+    executed = EXECUTED / relative
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    for cell in report["notebook"]["cells"]:
+        if cell.get("attachments", {}) is None:
+            del cell["attachments"]  # JupyterLab's null, which nbformat's schema does not allow
+    nbformat.write(nbformat.from_dict(report["notebook"]), executed)
+
+
+def test_learners_see_no_instructor_tools_and_no_news(lab):
+    """`./course lab` without --instructor: nbgrader's sidebar and menus are not loaded, nor Jupyter's news pop-up."""
+    hidden = ["@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:menu",
+              "@jupyter/nbgrader:assignment-list", "@jupyterlab/apputils-extension:announcements"]
+    loaded = lab.evaluate("ids => ids.filter(id => window.jupyterapp.hasPlugin(id))", hidden)
+    assert loaded == []
+    assert lab.evaluate("() => window.jupyterapp.hasPlugin('@jupyter-widgets/jupyterlab-manager:plugin')")
