@@ -6,6 +6,8 @@ longest, mostly waiting on sandboxes and deadlines: they go first. `./course tes
 tests in tests/test_nbgrader.py get an id of their own file, `tests/test_nbgrader.py[<assignment>]::...`, so that one
 worker grades a set (once: the class is graded by a module-scoped fixture) while the other grades another.
 (xdist 3.8's `loadgroup` cannot do this under pytest 9: it rewrites `item._nodeid`, which pytest 9 no longer reads.)
+Likewise each notebook's Run All in tests/test_browser.py is a unit of its own, `tests/test_browser.py[<notebook>]`,
+after the grading ones: both workers run notebooks, each in the JupyterLab it started once.
 """
 import os
 import shutil
@@ -31,7 +33,11 @@ def pytest_collection_modifyitems(items):
         path, _, rest = item.nodeid.partition("::")
         if path == "tests/test_nbgrader.py" and assignment_of(item):
             item._id = NodeId.parse(f"{path}[{assignment_of(item)}]::{rest}")
-    items.sort(key=lambda item: item.nodeid.split("::")[0].split("[")[0] not in GRADING_FILES)  # stable: keeps the rest in order
+        notebook = getattr(item, "callspec", None) and item.callspec.params.get("notebook")
+        if path == "tests/test_browser.py" and notebook:  # each notebook's Run All is a unit: both workers take some
+            item._id = NodeId.parse(f"{path}[{Path(notebook).stem}]::{rest}")  # (each worker starts JupyterLab once)
+    first = (*GRADING_FILES, "tests/test_browser.py")  # the longest units first, the rest in their order (stable sort)
+    items.sort(key=lambda item: item.nodeid.split("::")[0].split("[")[0] not in first)
 
 
 def browser_runs_notebooks() -> bool:
