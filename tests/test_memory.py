@@ -4,6 +4,7 @@ on real ranks for what is sharded (FSDP2's DTensors, a tensor gathered and freed
     pytest tests/test_memory.py
 """
 import gc
+import time
 
 import pytest
 import torch
@@ -87,6 +88,11 @@ def test_track_memory_peak_of_gather_then_free_on_ranks():
             dist.all_gather_into_tensor(full, shard)
             total = full.sum().item()
             del full
+        # gloo's worker thread drops its own reference to `full` just after waking us (ProcessGroupGloo::runLoop
+        # resets the finished work after completing it): under load that comes a moment later.
+        deadline = time.monotonic() + 5
+        while mem.live and time.monotonic() < deadline:
+            time.sleep(0.01)
         return total, mem.summary()
 
     for total, mem in distlab.launch(gather_and_free, 4, timeout=30, collective_timeout=10):

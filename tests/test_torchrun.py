@@ -37,6 +37,14 @@ def descendants() -> list[psutil.Process]:
             and "resource_tracker" not in " ".join(p.cmdline())]
 
 
+@pytest.fixture
+def new_descendants():
+    """Processes of this pytest worker that the test started and left behind: a JupyterLab or browser that an
+    earlier test of the same worker keeps for the session is not one of them."""
+    before = {p.pid for p in descendants()}
+    return lambda: [p for p in descendants() if p.pid not in before]
+
+
 def test_output_is_streamed_and_returned(script, capsys):
     output = distlab.torchrun(script, nproc_per_node=2, timeout=120)
     shown = capsys.readouterr().out
@@ -45,19 +53,19 @@ def test_output_is_streamed_and_returned(script, capsys):
         assert f"rank {rank}: sum 3" in output and f"rank {rank}: sum 3" in shown
 
 
-def test_a_failing_rank_raises_with_the_last_lines(script):
+def test_a_failing_rank_raises_with_the_last_lines(script, new_descendants):
     with pytest.raises(distlab.TorchrunFailed, match="exited with code") as info:
         distlab.torchrun(script, nproc_per_node=2, args=["--fail"], timeout=120)
     assert "rank 1 gives up" in str(info.value)
-    assert descendants() == []
+    assert new_descendants() == []
 
 
-def test_the_deadline_kills_the_agent_and_every_rank(script):
+def test_the_deadline_kills_the_agent_and_every_rank(script, new_descendants):
     start = time.monotonic()
     with pytest.raises(distlab.TorchrunFailed, match="deadline of 15 s passed"):
         distlab.torchrun(script, nproc_per_node=2, args=["--hang"], timeout=15)
     assert time.monotonic() - start < 25
-    assert descendants() == []
+    assert new_descendants() == []
 
 
 def test_a_missing_script_is_named():
