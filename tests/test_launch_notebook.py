@@ -3,6 +3,7 @@
     pytest tests/test_launch_notebook.py
 """
 import queue
+import re
 import textwrap
 import time
 
@@ -82,13 +83,24 @@ def test_a_failing_rank_shows_the_line_of_the_cell(kernel):
     assert error is not None and error["ename"] == "RankFailed"
     assert "rank 3 failed first: KeyError: 'missing'" in error["evalue"]
     assert 'return values["missing"]' in error["evalue"]  # the cell's own source line, looked up in the kernel
+    shown = "\n".join(error["traceback"]).splitlines()  # what the notebook shows: first what happened, then where
+    assert shown[0].endswith("RankFailed\x1b[0m: rank 3 failed first: KeyError: 'missing'")
+    assert re.fullmatch(r"  Cell In\[\d+\], line 4, in broken", shown[1]) and shown[2] == '    return values["missing"]'
+    assert "distlab" not in "\n".join(shown)  # no frame of the launcher's
 
 
-def test_the_stop_button_stops_every_rank(kernel):
+def test_the_stop_button_stops_every_rank(kernel, tmp_path):
     manager, client = kernel
-    msg_id = client.execute("distlab.launch(__import__('time').sleep, world_size=4, args=(600,), timeout=300)")
-    deadline = time.monotonic() + 20
-    while len(kernel_rank_workers(manager)) < 4 and time.monotonic() < deadline:
+    run_cell(client, "import distlab, time, torch.distributed as dist")
+    msg_id = client.execute(textwrap.dedent(f"""
+        def joined_then_sleep():
+            dist.barrier()
+            open(f"{tmp_path}/{{dist.get_rank()}}", "w").close()
+            time.sleep(600)
+        distlab.launch(joined_then_sleep, world_size=4, timeout=300)
+    """))
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.iterdir())) < 4 and time.monotonic() < deadline:  # every rank is in `time.sleep`
         time.sleep(0.1)
     assert len(kernel_rank_workers(manager)) == 4
     start = time.monotonic()
@@ -97,6 +109,10 @@ def test_the_stop_button_stops_every_rank(kernel):
     while reply["parent_header"].get("msg_id") != msg_id:
         reply = client.get_shell_msg(timeout=10)
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
+    line = "stopped 4 ranks; they were all at line 4 of `joined_then_sleep`: `time.sleep(600)`"
+    assert reply["content"]["evalue"] == line
+    assert reply["content"]["traceback"] == [f"\x1b[0;31mKeyboardInterrupt\x1b[0m: {line}"]  # not a traceback through
+    # selectors.py
     while kernel_rank_workers(manager) and time.monotonic() - start < 5:
         time.sleep(0.05)
     assert kernel_rank_workers(manager) == []

@@ -139,12 +139,12 @@ _PLUMBING = ("/multiprocessing/", "/distlab/_worker.py", "/distlab/_forkserver.p
 def clean_stack_dump(text: str) -> list[str]:
     """faulthandler's dump of every thread, reduced to what the learner wrote: the threads running their code.
 
-    Frames of our own plumbing (the forkserver bootstrap, the lifeline thread) are dropped, and so is every thread
-    left with no frame at all.
+    Frames of our own plumbing (the forkserver bootstrap) are dropped, and so are our threads (`_worker`'s lifeline,
+    `_where`'s) and every thread left with no frame at all.
     """
     lines = []
     for block in text.strip().split("\n\n"):
-        if "_worker.py" in block and " in watch" in block:
-            continue  # the lifeline thread
+        if ("_worker.py" in block and " in watch" in block) or "/distlab/_where.py" in block:
+            continue  # the lifeline thread (`_worker._watch_lifeline.watch`), the thread of `_where.answer_requests`
         lines += [line for line in block.splitlines()[1:] if not any(part in line for part in _PLUMBING)]
     return lines

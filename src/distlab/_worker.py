@@ -21,12 +21,16 @@ import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
+from . import _where
+
 EXIT_ORPHANED = 70  # the notebook went away (or the deadline passed): leave, with a code nobody else uses
 ORPHAN_MARGIN_S = 10.0  # a rank whose notebook is gone outlives the launch's deadline by at most this much
-ORPHAN_LINGER_S = 2.0  # after the lifeline closes, a finished rank exits by itself meanwhile; a stuck one does not
+ORPHAN_LINGER_S = 2.0  # after the lifeline closes, a finished rank may take this long to exit by itself
 STARTUP_MARGIN_S = 5.0  # the store waits this much past the notebook's start-up deadline: the notebook names the
 # missing rank first (`StartupTimeout`), rather than every rank failing with a store timeout
 _stack_file = None  # where faulthandler writes this rank's stacks when the notebook asks (SIGUSR1)
+_reported = threading.Event()  # this rank sent its result or its error
+_store = None  # kept alive here: torch holds only the C++ half of a store written in Python (`_PatientStore`)
 
 
 def _redirect_output(out_conn, err_conn) -> None:
@@ -50,8 +54,9 @@ def _watch_lifeline(lifeline, seconds: float) -> None:
             lifeline.poll(seconds)
         except (EOFError, OSError):
             pass
-        time.sleep(ORPHAN_LINGER_S)  # a rank that finished exits by itself meanwhile (see run_rank)
-        os._exit(EXIT_ORPHANED)
+        if _reported.is_set():
+            time.sleep(ORPHAN_LINGER_S)  # it is leaving the process group (see run_rank): let it exit by itself
+        os._exit(EXIT_ORPHANED)  # a rank still running (or not yet started: Ctrl-C during the launch) leaves now
 
     threading.Thread(target=watch, name="distlab-lifeline", daemon=True).start()
 
@@ -62,12 +67,14 @@ def _to_cpu(value):
     return tree_map(lambda x: x.detach().cpu() if isinstance(x, torch.Tensor) else x, value)
 
 
-def _error_report(rank: int, exc: BaseException) -> dict:
+def _error_report(rank: int, exc: BaseException, fn=None) -> dict:
     """Everything the notebook needs to show this rank's error as if it had happened in the cell."""
     tb = traceback.TracebackException.from_exception(exc, lookup_lines=False)  # lines looked up by the notebook
     while tb.stack and tb.stack[0].filename == __file__:
         tb.stack.pop(0)  # our own frames are noise to the learner
-    report = {"rank": rank, "time": time.time(), "summary": f"{type(exc).__name__}: {exc}"}
+    report = {"rank": rank, "time": time.time(), "summary": f"{type(exc).__name__}: {exc}",
+              "where": _where.where(_where.traceback_frames(exc.__traceback__), fn),
+              "timed_out": "timed out" in str(exc).lower()}  # gloo: "Timed out waiting 5000ms for recv ..."
     try:
         report["traceback"] = cloudpickle.dumps(tb)
     except Exception:
@@ -81,7 +88,8 @@ def _error_report(rank: int, exc: BaseException) -> dict:
 
 def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: dict) -> None:
     """Entry point of one rank (the forkserver's child). Whatever goes wrong is reported through `results`."""
-    results = conns["results"]
+    results, fn = conns["results"], None
+    _where.block_requests()  # first, before any thread starts
     try:
         _redirect_output(conns.pop("out"), conns.pop("err"))
         _watch_lifeline(conns["lifeline"], options["deadline_s"] + ORPHAN_MARGIN_S)
@@ -90,6 +98,7 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
         sys.path[:] = options["sys_path"]
         torch.set_num_threads(options["threads"])
         fn, args, kwargs = cloudpickle.loads(payload)
+        _where.answer_requests(rank, options["stack_dir"], fn)
         results.send(("arrived", rank, None))
         _init_process_group(rank, world_size, options)
         results.send(("joined", rank, None))
@@ -101,10 +110,12 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
         except Exception as exc:
             raise TypeError(f"the function's return value cannot be sent back to the notebook: {exc}") from exc
         results.send(("ok", rank, data))
+        _reported.set()
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the notebook must hear of them
         sys.stdout.flush()
         sys.stderr.flush()
-        results.send(("error", rank, _error_report(rank, exc)))
+        results.send(("error", rank, _error_report(rank, exc, fn)))
+        _reported.set()
     finally:
         # Stay alive, sockets open, until the notebook has heard from every rank and closes the lifeline: a rank
         # that left early would make its peers fail with a misleading "Connection closed by peer".
@@ -132,13 +143,48 @@ def _init_process_group(rank: int, world_size: int, options: dict) -> None:
     """
     startup = timedelta(seconds=options["startup_timeout_s"] + STARTUP_MARGIN_S)
     collective = timedelta(seconds=options["collective_timeout_s"])
-    store = dist.FileStore(options["store_path"], world_size)
-    store.set_timeout(startup)
+    global _store
+    store = _store = _PatientStore(dist.FileStore(options["store_path"], world_size), startup)
     kwargs = {}
     if options["backend"] == "nccl":
         torch.cuda.set_device(rank)
         kwargs["device_id"] = torch.device("cuda", rank)
-    dist.init_process_group(options["backend"], store=store, rank=rank, world_size=world_size, timeout=startup,
+    # The group's timeout bounds a collective and, with gloo, a point-to-point wait (a `recv` reads it from the gloo
+    # context, made here: `_set_pg_timeout` later would not reach it); joining waits on the store, at least `startup`.
+    dist.init_process_group(options["backend"], store=store, rank=rank, world_size=world_size, timeout=collective,
                             **kwargs)
-    c10d._set_pg_timeout(collective)
     c10d.default_pg_timeout = collective  # groups made later by `dist.new_group` get it too (torch's default: 30 min)
+
+
+class _PatientStore(dist.Store):
+    """A store whose waits last at least `floor`: gloo's rendezvous waits for its peers with the group's timeout (the
+    collective one, maybe 1 s), but a peer may be late to join by up to the start-up timeout."""
+
+    def __init__(self, inner, floor: timedelta):
+        super().__init__()
+        self.inner, self.floor = inner, floor
+        inner.set_timeout(floor)
+
+    def wait(self, keys, timeout=None):
+        self.inner.wait(keys, max(timeout or self.floor, self.floor))
+
+    def set(self, key, value):
+        self.inner.set(key, value)
+
+    def get(self, key):
+        return self.inner.get(key)
+
+    def add(self, key, amount):
+        return self.inner.add(key, amount)
+
+    def compare_set(self, key, expected, desired):
+        return self.inner.compare_set(key, expected, desired)
+
+    def delete_key(self, key):
+        return self.inner.delete_key(key)
+
+    def num_keys(self):
+        return self.inner.num_keys()
+
+    def check(self, keys):
+        return self.inner.check(keys)

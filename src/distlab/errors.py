@@ -6,6 +6,8 @@ import signal
 
 import cloudpickle
 
+from ._explain import learner_frames
+
 
 class LaunchError(RuntimeError):
     """Base class: a launch did not return a result from every rank. All its ranks are gone when it is raised."""
@@ -14,12 +16,26 @@ class LaunchError(RuntimeError):
         super().__init__(message)
         self.unfinished = unfinished
 
+    def _render_traceback_(self) -> list[str]:
+        """How IPython shows it in a notebook: the message, first line first, without the frames of the notebook's
+        side of `launch` (the learner's own frames, from the rank, are in the message)."""
+        return _rendered(type(self).__name__, str(self))
+
 
 class RankFailed(LaunchError):
-    """A rank raised. `rank` is the one that raised first; `exception` is its exception (when it could be sent)."""
+    """A rank raised. `rank` is the one that raised first; `exception` is its exception (when it could be sent);
+    `traceback_text` its whole traceback, of which the message shows the learner's frames only (`frames`).
 
-    def __init__(self, rank: int, summary: str, traceback_text: str, exception, unfinished, others, finished=()):
-        message = f"rank {rank} failed first: {summary}\n\n{traceback_text.rstrip()}"
+    The message's first line says what happened: "rank 2 failed first: ValueError: boom", or, when the rank timed
+    out waiting for a peer, why (`headline`: "rank 0 waited 5 s in `recv` from rank 3, which ...: a deadlock")."""
+
+    def __init__(self, rank: int, summary: str, traceback_text: str, exception, unfinished, others, finished=(),
+                 headline: str | None = None, frames: list[str] | None = None):
+        message = headline or f"rank {rank} failed first: {summary}"
+        if frames is None:
+            message += f"\n\n{traceback_text.rstrip()}"
+        else:
+            message += "".join(f"\n{line}" for line in frames) + (f"\n{summary}" if headline else "")
         message += _tail(unfinished, others, finished)
         super().__init__(message, unfinished)
         self.rank, self.summary, self.exception, self.traceback_text = rank, summary, exception, traceback_text
@@ -41,11 +57,11 @@ class RankCrashed(LaunchError):
 class LaunchTimeout(LaunchError, TimeoutError):
     """The wall-clock deadline passed: `unfinished` ranks were still running (their stacks were printed)."""
 
-    def __init__(self, timeout: float, unfinished: list[int], finished: list[int]):
+    def __init__(self, timeout: float, unfinished: list[int], finished: list[int], where: str = ""):
         message = (f"launch deadline of {timeout:g} s passed: rank(s) {_ranks(unfinished)} did not finish"
-                   f"{f' (rank(s) {_ranks(finished)} did)' if finished else ''}; all ranks were killed. "
-                   "Where each was stuck is printed above. A common cause: ranks calling different collectives, "
-                   "or a send without its matching recv.")
+                   f"{f' (rank(s) {_ranks(finished)} did)' if finished else ''}{f': {where}' if where else ''}\n"
+                   "All ranks were killed; their stacks are printed above. A common cause: a loop that never ends, "
+                   "or a rank waiting for something no other rank does.")
         super().__init__(message, unfinished)
         self.timeout, self.finished = timeout, finished
 
@@ -68,12 +84,26 @@ class StartupTimeout(LaunchError, TimeoutError):
         self.timeout, self.missing, self.never_started = startup_timeout, missing, never_started
 
 
-def rank_failure(report: dict, unfinished: list[int], others: list[str], finished=()) -> RankFailed:
+def interruption(message: str) -> KeyboardInterrupt:
+    """A KeyboardInterrupt (the kernel sees an interruption: Run All stops) that IPython shows as its message alone,
+    not as a traceback through `selectors.py`."""
+    exc = KeyboardInterrupt(message)
+    exc._render_traceback_ = lambda: _rendered("KeyboardInterrupt", message)
+    return exc
+
+
+def _rendered(name: str, message: str) -> list[str]:
+    return [f"\x1b[0;31m{name}\x1b[0m: {message}"]
+
+
+def rank_failure(report: dict, unfinished: list[int], others: list[str], finished=(), headline=None) -> RankFailed:
     """Rebuild a rank's error report (sent by the worker) as a `RankFailed`."""
+    frames = None
     if "traceback" in report:
         tb = cloudpickle.loads(report["traceback"])
         _fill_lines(tb)
         text = "".join(tb.format())
+        frames = learner_frames(tb.stack)
     else:
         text = report["traceback_text"]
     exception = None
@@ -82,7 +112,8 @@ def rank_failure(report: dict, unfinished: list[int], others: list[str], finishe
             exception = cloudpickle.loads(report["exception"])
         except Exception:
             pass
-    return RankFailed(report["rank"], report["summary"], text, exception, unfinished, others, finished)
+    return RankFailed(report["rank"], report["summary"], text, exception, unfinished, others, finished, headline,
+                      frames)
 
 
 def _fill_lines(tb) -> None:

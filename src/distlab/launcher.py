@@ -21,9 +21,10 @@ The lifecycle of a launch, and its time limits (all in seconds, all named here o
    outside every deadline below, up to `_forkserver.FORKSERVER_START_S`); each reports "arrived", joins the group
    through a `FileStore` in the launch's own temporary folder, and reports "joined". A rank that has not joined
    within `startup_timeout` ends the launch with `StartupTimeout` ("rank 3 did not join within 30 s").
-2. Run: `fn` runs; one collective may wait `collective_timeout` for its peers before it raises on that rank (also in
-   groups made with `dist.new_group`). After a first failure the notebook listens `_GRACE_S` longer for others, to
-   name the rank that failed first.
+2. Run: `fn` runs; one collective, or a gloo `send`/`recv`, may wait `collective_timeout` for its peers before it
+   raises on that rank (also in groups made with `dist.new_group`). After a first failure the notebook listens
+   `_GRACE_S` longer for others, to name the rank that failed first; when it timed out waiting for a peer, the
+   notebook asks the ranks still running where they are and names why the peer never came (`_failures`, `_explain`).
 3. End: every rank waits, sockets open, until the notebook closes the lifeline; then all exit. `timeout`, the
    wall-clock deadline of the whole launch, kills whatever is left; a rank whose notebook is gone exits by itself
    `_worker.ORPHAN_MARGIN_S` after the deadline.
@@ -51,10 +52,11 @@ import torch
 import torch.distributed as dist
 
 from . import _pickle, _worker
+from ._failures import FailureReports, _signal
 from ._forkserver import POLL_S as _POLL_S
 from ._forkserver import RankProcess, get_context
-from ._output import RankOutput, clean_stack_dump
-from .errors import LaunchTimeout, RankCrashed, StartupTimeout, rank_failure
+from ._output import RankOutput
+from .errors import LaunchError
 
 _GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
 _STARTUP_S = 30.0  # default `startup_timeout` (capped by `timeout`)
@@ -88,9 +90,10 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
     output: "by_rank" prints each rank's output after the run, rank 0 first (deterministic: what nbval needs);
         "live" prints lines as they come; "hide" drops them. Lines are prefixed "[rank k]".
 
-    Raises `RankFailed` (the rank that raised first, with its traceback), `RankCrashed` (a rank killed by a signal
-    or that exited), `StartupTimeout`, `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted; all
-    ranks are gone by then.
+    Raises `RankFailed` (the rank that raised first: one line saying what happened, e.g. a deadlock, then the
+    learner's frames of its traceback), `RankCrashed` (a rank killed by a signal or that exited), `StartupTimeout`,
+    `LaunchTimeout`, or `KeyboardInterrupt` when the cell is interrupted ("stopped 4 ranks; they were all in ...");
+    all ranks are gone by then.
     """
     _check_arguments(fn, world_size, timeout, collective_timeout, startup_timeout, threads, output)
     backend = _check_backend(backend, world_size)
@@ -109,8 +112,25 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
         run.start(payload, options)  # waits for a cold forkserver (importing torch): not part of the deadlines
         start = time.monotonic()
         return run.wait(start + timeout, timeout, start + startup_timeout, startup_timeout)
+    except KeyboardInterrupt:
+        raise run.interruption() from None  # "stopped 4 ranks; they were all in ...", not frames of selectors.py
+    except LaunchError as err:
+        raise err.with_traceback(None) from None  # the learner's frames are in the message; ours are noise
     finally:
-        run.stop()
+        _stop(run)
+
+
+def _stop(run) -> None:
+    """Stop every rank, even when Ctrl-C is pressed again meanwhile: that interruption is raised once they are gone."""
+    again = None
+    while True:
+        try:
+            run.stop()
+            break
+        except KeyboardInterrupt as exc:
+            again = exc
+    if again is not None:
+        raise again
 
 
 def _check_arguments(fn, world_size, timeout, collective_timeout, startup_timeout, threads, output) -> None:
@@ -140,7 +160,7 @@ def _check_backend(backend: str | None, world_size: int) -> str:
     return backend
 
 
-class _Run:
+class _Run(FailureReports):
     """The processes of one launch and the pipes that connect them to the notebook."""
 
     def __init__(self, world_size: int, output: str):
@@ -155,8 +175,10 @@ class _Run:
         self.lifeline_send = None
         self.result_conns: dict = {}  # {pipe: rank}, until the rank's result or error came through it
         self.tmp_dir = tempfile.mkdtemp(prefix="distlab-launch-")  # the FileStore, and stacks of stuck ranks
+        self.collective_timeout = None
 
     def start(self, payload: bytes, options: dict) -> None:
+        self.collective_timeout = options["collective_timeout_s"]
         ctx = get_context()
         lifeline_recv, self.lifeline_send = ctx.Pipe(duplex=False)
         for rank in range(self.world_size):
@@ -233,52 +255,6 @@ class _Run:
         if rank not in self.results and not any(r == rank for _, r, _ in self.failures):
             self.crashes.append((rank, proc.exitcode))
 
-    def _raise_failure(self):
-        unfinished = self._unfinished()
-        self.stop()
-        if self.crashes:  # a rank that died is the cause; errors on its peers are the consequence
-            rank, code = self.crashes[0]
-            raise RankCrashed(rank, code, unfinished, self._other_failures(rank), finished=sorted(self.results))
-        _, rank, report = min(self.failures, key=lambda f: (f[0], f[1]))
-        raise rank_failure(report, unfinished, self._other_failures(rank), finished=sorted(self.results)) from None
-
-    def _other_failures(self, first_rank: int) -> list[str]:
-        lines = [f"rank {r}: {rep['summary'].splitlines()[0] if rep['summary'] else '?'}"
-                 for _, r, rep in sorted(self.failures, key=lambda f: f[1]) if r != first_rank]
-        lines += [f"rank {r}: exited with code {code}" for r, code in self.crashes if r != first_rank]
-        return lines
-
-    def _unfinished(self) -> list[int]:
-        done = set(self.results) | {r for _, r, _ in self.failures} | {r for r, _ in self.crashes}
-        return [r for r in range(self.world_size) if r not in done]
-
-    def _raise_timeout(self, timeout: float):
-        unfinished = [r for r in range(self.world_size) if r not in self.results]
-        self._print_stacks(unfinished)
-        self.stop()
-        raise LaunchTimeout(timeout, unfinished, finished=sorted(self.results))
-
-    def _raise_startup_timeout(self, startup_timeout: float):
-        missing = sorted(set(range(self.world_size)) - self.joined)
-        never_started = [r for r in missing if r not in self.arrived]
-        self._print_stacks([r for r in missing if r in self.arrived])
-        self.stop()
-        raise StartupTimeout(startup_timeout, missing, never_started)
-
-    def _print_stacks(self, ranks: list[int]) -> None:
-        """Ask each stuck rank where it is (faulthandler answers SIGUSR1, even inside a C++ collective)."""
-        for rank in ranks:
-            _signal(self.procs[rank], signal.SIGUSR1)
-        self.output.read_for(0.5)  # meanwhile, whatever they printed last
-        for rank in ranks:
-            try:
-                with open(os.path.join(self.tmp_dir, f"rank{rank}.txt")) as f:
-                    lines = clean_stack_dump(f.read())
-            except FileNotFoundError:  # it had not yet set up its stack dump: it never got far enough to be stuck
-                continue
-            if lines:
-                self.output.add_lines(rank, "err", [f"where rank {rank} was stuck (most recent call first):"] + lines)
-
     def stop(self) -> None:
         """Kill every rank still alive, collect what they printed, and close all pipes. Idempotent."""
         if self.lifeline_send is not None:
@@ -298,13 +274,6 @@ class _Run:
             conn.close()
         self.result_conns = {}
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
-
-
-def _signal(proc, signum) -> None:
-    try:
-        os.kill(proc.pid, signum)
-    except (ProcessLookupError, TypeError):
-        pass
 
 
 @atexit.register
