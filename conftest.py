@@ -11,6 +11,7 @@ after the grading ones: both workers run notebooks, each in the JupyterLab it st
 """
 import os
 import shutil
+import signal
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -38,6 +39,28 @@ def pytest_collection_modifyitems(items):
             item._id = NodeId.parse(f"{path}[{Path(notebook).stem}]::{rest}")  # (each worker starts JupyterLab once)
     first = (*GRADING_FILES, "tests/test_browser.py")  # the longest units first, the rest in their order (stable sort)
     items.sort(key=lambda item: item.nodeid.split("::")[0].split("[")[0] not in first)
+
+
+def _sigint_state():
+    return signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    item.sigint_before = _sigint_state()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """A test that leaves SIGINT blocked (or handled otherwise) in its pytest worker breaks every later Ctrl-C test of
+    that worker, and every process the worker starts inherits the block: such a test errors here, by name, and the
+    worker's state is put back."""
+    before, after = getattr(item, "sigint_before", None), _sigint_state()
+    if before is not None and after != before:
+        signal.signal(signal.SIGINT, before[0])
+        signal.pthread_sigmask(signal.SIG_SETMASK, before[1])
+        raise RuntimeError(f"{item.nodeid} changed SIGINT's handler or the main thread's signal mask: (handler, "
+                           f"blocked signals) were {before} before it, {after} after (put back)")
 
 
 def browser_runs_notebooks() -> bool:
