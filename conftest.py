@@ -9,9 +9,11 @@ worker grades a set (once: the class is graded by a module-scoped fixture) while
 Likewise each notebook's Run All in tests/test_browser.py is a unit of its own, `tests/test_browser.py[<notebook>]`,
 after the grading ones: both workers run notebooks, each in the JupyterLab it started once.
 """
+import ctypes
 import os
 import shutil
 import signal
+import sys
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -41,8 +43,18 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: item.nodeid.split("::")[0].split("[")[0] not in first)
 
 
-def _sigint_state():
-    return signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, [])
+class _SigAction(ctypes.Structure):  # Linux's struct sigaction: the handler comes first
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
+                ("restorer", ctypes.c_void_p)]
+
+
+def _sigint_state() -> tuple:
+    """(Python's SIGINT handler, the main thread's blocked signals, the process's C-level SIGINT handler): a C library
+    that installs its own handler takes SIGINT away from Python while `signal.getsignal` still shows Python's."""
+    action = _SigAction()
+    if not sys.platform.startswith("linux") or ctypes.CDLL(None).sigaction(signal.SIGINT, None, ctypes.byref(action)):
+        action.handler = None
+    return signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, []), action.handler
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -57,10 +69,10 @@ def pytest_runtest_teardown(item, nextitem):
     worker's state is put back."""
     before, after = getattr(item, "sigint_before", None), _sigint_state()
     if before is not None and after != before:
-        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGINT, before[0])  # (re)installs Python's C-level handler too
         signal.pthread_sigmask(signal.SIG_SETMASK, before[1])
-        raise RuntimeError(f"{item.nodeid} changed SIGINT's handler or the main thread's signal mask: (handler, "
-                           f"blocked signals) were {before} before it, {after} after (put back)")
+        raise RuntimeError(f"{item.nodeid} changed how this process takes SIGINT: (Python's handler, blocked signals, "
+                           f"C handler) were {before} before it, {after} after (put back)")
 
 
 def browser_runs_notebooks() -> bool:
