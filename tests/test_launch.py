@@ -307,20 +307,19 @@ def _arrive_then_sleep(folder):
 
 
 def interrupt_when(condition, sent_at: list) -> threading.Thread:
+    """A thread (not started yet) that sends this process a SIGINT once `condition()` holds."""
     def send():
         while not condition():
             time.sleep(0.02)
         sent_at.append(time.monotonic())
         os.kill(os.getpid(), signal.SIGINT)
 
-    thread = threading.Thread(target=send, daemon=True)
-    thread.start()
-    return thread
+    return threading.Thread(target=send, daemon=True)
 
 
 def test_ctrl_c_stops_every_rank_and_says_where_they_were(tmp_path):
     sent_at = []
-    interrupt_when(lambda: len(os.listdir(tmp_path)) == 3, sent_at)
+    interrupt_when(lambda: len(os.listdir(tmp_path)) == 3, sent_at).start()
     with pytest.raises(KeyboardInterrupt) as info:
         distlab.launch(_arrive_then_sleep, world_size=3, args=(str(tmp_path),), timeout=60)
     assert time.monotonic() - sent_at[0] < 2
@@ -385,6 +384,7 @@ def test_ctrl_c_at_random_moments_of_launches_under_load_stops_every_rank_within
         started = time.monotonic()
         sender = interrupt_when(lambda: time.monotonic() - started > delay_ms / 1000, sent_at)
         try:
+            sender.start()  # the interrupt may land before `start` returns (a moment near 0 ms): caught below too
             while True:  # launches back to back: the interrupt lands in one, or between two
                 distlab.launch(_steps, world_size=3, timeout=60, output="hide")
         except KeyboardInterrupt:
