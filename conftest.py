@@ -64,9 +64,10 @@ def pytest_runtest_setup(item):
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
-    """A test that leaves SIGINT blocked (or handled otherwise) in its pytest worker breaks every later Ctrl-C test of
-    that worker, and every process the worker starts inherits the block: such a test errors here, by name, and the
-    worker's state is put back."""
+    """A test that changes how its pytest worker takes SIGINT (ignores or blocks it, or a C library replaces Python's
+    handler) breaks every later Ctrl-C test of that worker, and every process the worker starts inherits it: such a
+    test errors here, by name, and the worker's state is put back. (A worker that *started* with SIGINT ignored, e.g.
+    under `nohup ... &`, is not an error: the Ctrl-C tests take SIGINT themselves, see tests/test_launch.py.)"""
     before, after = getattr(item, "sigint_before", None), _sigint_state()
     if before is not None and after != before:
         signal.signal(signal.SIGINT, before[0])  # (re)installs Python's C-level handler too

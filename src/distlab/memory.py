@@ -22,9 +22,10 @@ allocation, counted until Python's weak reference to its storage dies (`weakref.
 place with `UntypedStorage.resize_` (FSDP2 frees its gathered parameters with `resize_(0)` and refills them later)
 counts at its new size (the first `track_memory` replaces `UntypedStorage.resize_`, for the rest of the process, by
 a wrapper that reports to the running trackers). It cannot see what C++ code allocates without an ATen operation
-(e.g. gloo's internal buffers) nor what a `DTensor` allocates inside its own dispatch, only the result.
-A collective's output tensor is freed when its last reference dies, and gloo's worker thread drops its own a
-moment after the collective returns: `live` can lag by that tensor for a few milliseconds. On CUDA, `torch.cuda.max_memory_allocated()` gives the allocator's own peak.
+(e.g. gloo's internal buffers) nor what a `DTensor` allocates inside its own dispatch, only the result. A
+collective's output tensor is freed when its last reference dies, and gloo's worker thread drops its own a moment
+after the collective returns: `live` can lag by that tensor for a few milliseconds. On CUDA,
+`torch.cuda.max_memory_allocated()` gives the allocator's own peak.
 """
 from __future__ import annotations
 
