@@ -423,7 +423,7 @@ def _ranks_of(pid: int) -> list[int]:
 
 COLD_START_SCRIPT = """
 import signal, sys, time, torch, torch.distributed as dist, distlab
-signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored (see python_takes_sigint)
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored (python_takes_sigint)
 def steps():
     t = torch.ones(4)
     for _ in range(20):
