@@ -25,6 +25,7 @@ import psutil
 import pytest
 
 import distlab
+from _processes import kill_processes_in
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "lessons" / "scripts"
@@ -140,19 +141,7 @@ def nodes(tmp_path):
     yield started
     for node in started:
         node.kill()
-    for _ in range(50):
-        left = []
-        for p in psutil.process_iter():
-            try:
-                if p.pid != os.getpid() and Path(p.cwd()).is_relative_to(tmp_path):
-                    p.kill()
-                    left.append(p)
-            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-                pass
-        if not left:
-            return
-        psutil.wait_procs(left, timeout=1)
-    raise AssertionError(f"processes in {tmp_path} survived SIGKILL")
+    kill_processes_in(tmp_path)
 
 
 def job_folder(tmp_path: Path, script: str) -> Path:

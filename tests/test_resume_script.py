@@ -12,13 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import psutil
 import pytest
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 
 import distlab
+from _processes import kill_processes_in
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "lessons" / "scripts" / "03_train_resume.py"
@@ -153,19 +153,7 @@ def kill_everything_in(folder: Path, proc: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     proc.wait()
-    for _ in range(50):
-        left = []
-        for p in psutil.process_iter():
-            try:
-                if p.pid != os.getpid() and p.cwd() == str(folder):
-                    p.kill()
-                    left.append(p)
-            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-                pass
-        if not left:
-            return
-        psutil.wait_procs(left, timeout=1)
-    raise AssertionError(f"processes in {folder} survived SIGKILL")
+    kill_processes_in(folder)
 
 
 @pytest.mark.timeout(900)
