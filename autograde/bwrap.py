@@ -58,12 +58,13 @@ def _read_only_paths() -> list[str]:
 
 
 def bwrap_command(python_path: str) -> list[str]:
-    command = ["bwrap", *_isolation()]
+    # bwrap mounts in the order given: the empty /tmp first, then the read-only paths, so that a virtual
+    # environment or Python that lives under /tmp (a checkout in /tmp/...) is bound on top of it, not hidden by it
+    command = ["bwrap", *_isolation(), "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES),
+               "--tmpfs", "/dev/shm", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for path in _read_only_paths():
         command += ["--ro-bind-try", path, path]
-    command += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
-                "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
-                "--ro-bind", str(WORKER), SANDBOX_WORKER, "--dir", "/tmp/home", "--chdir", "/tmp/home",
+    command += ["--ro-bind", str(WORKER), SANDBOX_WORKER, "--dir", "/tmp/home", "--chdir", "/tmp/home",
                 "--clearenv"]
     for name, value in sandbox_env(python_path).items():
         command += ["--setenv", name, value]

@@ -99,6 +99,21 @@ def look():
         assert not (folder / "distlab-sandbox-wrote-here").exists(), f"the sandbox wrote into the real {folder}"
 
 
+def test_an_environment_under_tmp_is_bound_over_the_empty_tmp(tmp_path, monkeypatch):
+    """A Python or venv under /tmp (a checkout in /tmp/...) is visible in the sandbox; the rest of /tmp is not."""
+    import autograde.bwrap as bwrap
+    environment = tmp_path / "venv"  # tmp_path lives under /tmp: a stand-in for a virtual environment there
+    environment.mkdir()
+    (environment / "marker").write_text("bound")
+    (tmp_path / "not-bound").write_text("secret")
+    paths = bwrap._read_only_paths()
+    monkeypatch.setattr(bwrap, "_read_only_paths", lambda: [*paths, str(environment)])
+    probe = (f"import os\ndef look():\n    return [open({str(environment / 'marker')!r}).read(), "
+             f"os.path.exists({str(tmp_path / 'not-bound')!r})]")
+    with Submission([probe]) as student:
+        assert student.call("look") == ["bound", False]
+
+
 def test_closing_the_sandbox_ends_setsid_daemons():
     marker = f"distlab-sandbox-test-{os.getpid()}"
     cell = f"import subprocess\nsubprocess.Popen(['sh', '-c', 'sleep 600; echo {marker}'], start_new_session=True)"
