@@ -1,6 +1,6 @@
 # replaces: average_gradients
 # wrong: walks the modules itself, so a tied weight is averaged twice: the values survive (averaging an average
-#        changes nothing) but its gradient crosses the network twice; the hidden test counts the communication
+#        changes nothing) but its gradient crosses the network twice; the check counts the elements all-reduced per step
 # must-lose: average_gradients_frozen_and_tied
 # must-keep: average_gradients_matches_single_process, ring_all_reduce_matches_builtin, ring_all_reduce_uneven_sizes, ring_all_reduce_in_place, ring_all_reduce_point_to_point_only, ring_all_reduce_bytes_match_cost, ring_all_reduce_subgroup, ring_all_reduce_cost_values
 def average_gradients(model, group=None):
