@@ -84,7 +84,8 @@ def main() -> None:
     full = torch.cat([p.full_tensor().detach().flatten() for p in model.parameters()])  # a collective: all ranks
     if rank == 0:
         torch.save(full.cpu(), os.path.abspath(args.out))
-        print(f"rank 0's last loss (on its share of the batch) {loss.item():.6f}; weights saved to {args.out}", flush=True)
+        print(f"rank 0's last loss ({device.type}; on its share of the batch) {loss.item():.6f}; weights saved to "
+              f"{args.out}", flush=True)
     dist.destroy_process_group()
 
 

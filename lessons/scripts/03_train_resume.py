@@ -233,7 +233,7 @@ def main() -> None:
     result = train(args.dir, args.steps, args.every, distlab.faults_from_env(), args.ddp, device)
     if rank == 0:
         print(f"attempt {attempt}: started at step {result['start']}, trained to step {args.steps}, "
-              f"final loss {result['losses'].get(args.steps - 1, float('nan')):.6f}")
+              f"final loss {result['losses'].get(args.steps - 1, float('nan')):.6f} ({device.type})")
         print(f"weights digest {digest(result['weights'])}")
     dist.destroy_process_group()
 

@@ -113,7 +113,7 @@ def main() -> None:
     print(f"rank {rank}: parts {[c * p + rank for c in range(chunks)]} equal one process's after {STEPS} steps",
           flush=True)
     if rank == 0:
-        print(f"{kind}, {p} ranks, {MICROBATCHES} microbatches: loss {pipeline_losses[0]:.4f} -> "
+        print(f"{kind}, {p} ranks, {MICROBATCHES} microbatches ({device.type}): loss {pipeline_losses[0]:.4f} -> "
               f"{pipeline_losses[-1]:.4f}; every step's loss equals one process's", flush=True)
     dist.destroy_process_group()
 
