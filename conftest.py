@@ -6,8 +6,9 @@ longest, mostly waiting on sandboxes and deadlines: they go first. `./course tes
 tests in tests/test_nbgrader.py get an id of their own file, `tests/test_nbgrader.py[<assignment>]::...`, so that one
 worker grades a set (once: the class is graded by a module-scoped fixture) while the other grades another.
 (xdist 3.8's `loadgroup` cannot do this under pytest 9: it rewrites `item._nodeid`, which pytest 9 no longer reads.)
-Likewise each notebook's Run All in tests/test_browser.py is a unit of its own, `tests/test_browser.py[<notebook>]`,
-after the grading ones: both workers run notebooks, each in the JupyterLab it started once.
+Likewise each notebook's Run All in tests/test_browser.py is a unit of its own, `tests/test_browser.py[<notebook>]`;
+these go first too, in collection order (so before the grading ones): both workers run notebooks, each in the
+JupyterLab it started once, then grade.
 """
 import ctypes
 import os

@@ -7,6 +7,7 @@ run, every plot rendered as an image, every widget rendered as a widget, the ker
 Needs Chromium (`apt-get install chromium`; DISTLAB_CHROMIUM=/path picks another) and Playwright's Python package
 (`pip install playwright`; only its driver is used, never a downloaded browser): `.ci/run` installs both. Without them
 the test is skipped and nbval runs these notebooks instead (conftest.py): where it runs, it replaces nbval's run.
+DISTLAB_REQUIRE_BROWSER=1 (as `.ci/run` sets) makes a missing Chromium or Playwright an error instead.
 
 It leaves build/browser/<notebook>.png, a screenshot of each notebook after its Run All (CI keeps the folder), and
 build/executed/<path>, each notebook that passed, with its outputs: `./course book` builds the static site from them
@@ -40,6 +41,9 @@ TEST_SETTINGS = {  # this test's JupyterLab settings, on top of the learner's
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]  # no network here: no background connections
 
+REQUIRED = os.environ.get("DISTLAB_REQUIRE_BROWSER") == "1"  # .ci/run: fail, not skip, where the browser is missing
+if REQUIRED and CHROMIUM is None:
+    raise RuntimeError("DISTLAB_REQUIRE_BROWSER=1 but no Chromium: apt-get install chromium, or DISTLAB_CHROMIUM=/path")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: apt-get install chromium (.ci/run does); "
                                 "nbval runs the notebooks instead")
 
@@ -99,8 +103,11 @@ def _digest(path: Path) -> str:
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory):
     """`./course lab` (learner mode) and a Chromium page on it, for this pytest process."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="no Playwright: pip install playwright (.ci/run "
-                                   "does); nbval runs the notebooks instead")
+    if REQUIRED:
+        import playwright.sync_api as sync_api  # required: an ImportError fails the test
+    else:
+        sync_api = pytest.importorskip("playwright.sync_api", reason="no Playwright: pip install playwright (.ci/run "
+                                       "does); nbval runs the notebooks instead")
     tmp = tmp_path_factory.mktemp("lab")
     for name, values in TEST_SETTINGS.items():
         (tmp / "settings" / f"{name}.jupyterlab-settings").parent.mkdir(parents=True, exist_ok=True)
