@@ -387,10 +387,13 @@ def cpu_load():
 
 
 def test_ctrl_c_at_random_moments_of_launches_under_load_stops_every_rank_within_2s(cpu_load, python_takes_sigint):
-    """Seeded random moments, across start-up, collectives, return and teardown (the forkserver is warm here; a cold
-    one: the next test). DISTLAB_CTRL_C_SOAK=<n> runs n interrupts instead of 6."""
-    moments = random.Random(12).sample(range(0, 1500, 10), int(os.environ.get("DISTLAB_CTRL_C_SOAK", 6)))
+    """Random moments, across start-up, collectives, return and teardown (the forkserver is warm here; a cold one: the
+    next test), drawn afresh each run; a failure names its seed: DISTLAB_CTRL_C_SEED=<seed> replays it, and
+    DISTLAB_CTRL_C_SOAK=<n> runs n interrupts instead of 8."""
+    seed = int(os.environ.get("DISTLAB_CTRL_C_SEED") or random.randrange(10**6))
+    moments = random.Random(seed).choices(range(0, 1500, 10), k=int(os.environ.get("DISTLAB_CTRL_C_SOAK", 8)))
     for delay_ms in moments:
+        where = f"Ctrl-C {delay_ms} ms in (DISTLAB_CTRL_C_SEED={seed})"
         sent_at = []
         started = time.monotonic()
         sender = interrupt_when(lambda: time.monotonic() - started > delay_ms / 1000, sent_at)
@@ -398,14 +401,14 @@ def test_ctrl_c_at_random_moments_of_launches_under_load_stops_every_rank_within
             sender.start()  # the interrupt may land before `start` returns (a moment near 0 ms): caught below too
             while time.monotonic() - started < delay_ms / 1000 + 10:  # back to back: it lands in one, or between two
                 distlab.launch(_steps, world_size=3, timeout=60, output="hide")
-            pytest.fail(f"Ctrl-C {delay_ms} ms in: lost (launches went on for 10 s)")
+            pytest.fail(f"{where}: lost (launches went on for 10 s)")
         except KeyboardInterrupt:
             caught_at = time.monotonic()
         sender.join()
-        assert caught_at - sent_at[0] < STOP_S, f"Ctrl-C {delay_ms} ms in: raised after {caught_at - sent_at[0]:.1f} s"
+        assert caught_at - sent_at[0] < STOP_S, f"{where}: raised after {caught_at - sent_at[0]:.1f} s"
         while rank_workers() and time.monotonic() - sent_at[0] < STOP_S:
             time.sleep(0.02)
-        assert rank_workers() == [], f"Ctrl-C {delay_ms} ms in: ranks alive {STOP_S} s later"
+        assert rank_workers() == [], f"{where}: ranks alive {STOP_S} s later"
 
 
 def _ranks_of(pid: int) -> list[int]:
