@@ -125,3 +125,18 @@ def test_rank_warnings_reach_stdout_and_errors_stderr(capsys):
                      "UserWarning: a warning whose source line is shown", 'warnings.warn("a warning whose source'):
             assert any(line.startswith(f"[rank {rank}] ") and text in line for line in out.splitlines()), (text, out)
     assert "Warning" not in err, err
+
+
+def test_a_stack_dump_shows_the_learners_frames_and_one_line_per_library_call():
+    """faulthandler's dump of a rank stuck in a collective: torch's frames become "in torch's `all_reduce`"."""
+    from distlab._output import clean_stack_dump
+    dump = ('Thread 0x00007f (most recent call first):\n'
+            '  File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3252 in all_reduce\n'
+            '  File "/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 83 in wrapper\n'
+            '  File "/tmp/ipykernel_1/325.py", line 5 in skips_a_collective\n'
+            '  File "/venv/lib/python3.11/site-packages/numpy/core/x.py", line 9 in helper\n'
+            '  File "/tmp/ipykernel_1/325.py", line 9 in main\n'
+            '  File "/usr/lib/python3.11/multiprocessing/process.py", line 108 in run\n')
+    assert clean_stack_dump(dump) == ["  in torch's `all_reduce`", '  File "/tmp/ipykernel_1/325.py", line 5 in '
+                                      "skips_a_collective", "  in numpy's `helper`",
+                                      '  File "/tmp/ipykernel_1/325.py", line 9 in main']

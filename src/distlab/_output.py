@@ -147,4 +147,20 @@ def clean_stack_dump(text: str) -> list[str]:
         if ("_worker.py" in block and " in watch" in block) or "/distlab/_where.py" in block:
             continue  # the lifeline thread (`_worker._watch_lifeline.watch`), the thread of `_where.answer_requests`
         lines += [line for line in block.splitlines()[1:] if not any(part in line for part in _PLUMBING)]
-    return lines
+    return _hide_library_frames(lines)
+
+
+# A frame inside an installed package, as faulthandler writes it: the package, and the function
+_LIBRARY_FRAME = re.compile(r'  File ".*?/(?:site|dist)-packages/([^/"]+)[^"]*", line \d+ in (\S+)')
+
+
+def _hide_library_frames(lines: list[str]) -> list[str]:
+    """Each run of frames inside installed packages (torch's collective, its logging wrapper) becomes one line naming
+    the innermost, "  in torch's `all_reduce`": the frames left are the learner's own."""
+    shown, in_library = [], False
+    for line in lines:
+        frame = _LIBRARY_FRAME.match(line)
+        if not (frame and in_library):
+            shown.append(f"  in {frame[1]}'s `{frame[2]}`" if frame else line)
+        in_library = frame is not None
+    return shown
