@@ -2,6 +2,7 @@
 
     pytest tests/test_project.py
 """
+import ast
 import json
 import os
 import re
@@ -60,6 +61,25 @@ def test_every_lesson_has_an_exercise_set_and_a_solution_set():
     assert lessons, "no lessons found"
     assert lessons <= {p.name for p in (ROOT / "solutions").iterdir() if p.is_dir()}
     assert lessons <= {p.name for p in (ROOT / "exercises").iterdir() if p.is_dir()}
+
+
+def _graded_names(solution: Path) -> list[str]:
+    """The functions and classes the learner writes: those defined in the set's solution cells."""
+    names = []
+    for cell in json.loads(solution.read_text())["cells"]:
+        if cell["cell_type"] == "code" and cell["metadata"].get("nbgrader", {}).get("solution"):
+            code = "".join(cell["source"])
+            names += [node.name for node in ast.parse(code).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    return names
+
+
+def test_the_course_plan_names_what_each_exercise_set_grades():
+    """COURSE_PLAN.md's "graded names" column is the list of what each set's solution cells define, lesson by lesson."""
+    rows = re.findall(r"^\| (\d) \|[^|]*\|[^|]*\|([^|]*)\|", (ROOT / "COURSE_PLAN.md").read_text(), re.M)
+    assert [int(n) for n, _ in rows] == list(range(1, 8))
+    for number, column in rows:
+        (solution,) = (ROOT / "solutions").glob(f"0{number}_*/*.ipynb")
+        assert sorted(re.findall(r"`(\w+)`", column)) == sorted(_graded_names(solution)), solution.parent.name
 
 
 def test_course_script_explains_itself():
