@@ -246,7 +246,11 @@ def scaler_state_dict_resumes(student):
     upstreams, unscale_first = gradients("06 resume", steps=60, numel=4, overflow_steps=overflows)
     events = drive_and_compare(student, f"{scaler_call(kwargs)}, uninterrupted", kwargs, upstreams, unscale_first)[3]
     just_after_overflow = next((s + 1 for s in range(59) if events[s]["overflow"]), 20)
-    mid_interval = next((s + 1 for s in range(59) if events[s]["tracker"] >= 2), 40)
+    # saved with clean steps counted (tracker t >= 1) and the growth they lead to still ahead, before any overflow
+    # would reset the count anyway: a scaler that forgets the count grows later, and its scales differ
+    mid_interval = next((r for r in range(1, 60) if (t := events[r - 1]["tracker"]) >= 1 and r + kwargs[
+        "growth_interval"] - t < 60 and not any(e["overflow"] for e in events[r:r + kwargs["growth_interval"] - t])),
+        40)
     for resume_at in sorted({just_after_overflow, mid_interval, 1, 59}):
         drive_and_compare(student, f"{scaler_call(kwargs)} saved after {resume_at} steps and loaded into "
                           "DynamicLossScaler() (through torch.save and torch.load(weights_only=True))", kwargs,
