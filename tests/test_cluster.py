@@ -2,9 +2,10 @@
 rendezvous on 127.0.0.1, 2 ranks each. The README's per-node command trains (01_train_ddp.py); the SLURM script
 (lessons/scripts/slurm/train_resume.sbatch, `srun` and `scontrol` stood in for) runs 03_train_resume.py, one node's
 agent is killed with its ranks and started again, and the job resumes and ends bit-identical to a run that never
-failed. The sbatch file is valid bash and runs the README's command.
+failed. The sbatch file is valid bash and runs the README's command. The other five scripts, each on two nodes:
 
     pytest tests/test_cluster.py
+    DISTLAB_TEST_EVERY_SCRIPT_ON_TWO_NODES=1 pytest tests/test_cluster.py -k each_script   # ~3 min
 
 Bounded: every wait of a test shares one deadline (DEADLINE_S, $DISTLAB_TEST_DEADLINE_S), and at its end whatever
 still runs in its temporary folder is killed (torchrun starts each rank in a session of its own, so killing a process
@@ -216,6 +217,36 @@ def test_the_sbatch_file_is_valid_bash_and_runs_the_readme_command():
     in_sbatch = shlex.split(sbatch.removeprefix("srun ").replace('"$SLURM_NNODES"', "2").replace("$head", "NODE0")
                             .replace("$SLURM_JOB_ID", "ID").replace("$ckpt", "FOLDER"))
     assert as_typed == in_sbatch, (as_typed, in_sbatch)
+
+
+TWO_NODES = {  # the scripts the tests above do not run on two nodes: arguments, and a line only a finished run prints
+    "02_train_fsdp2.py": (["--out", "weights.pt"], "rank 0's last loss (cpu; on its share of the batch)"),
+    "04_train_tp.py": ([], "TP=4 (cpu):"),
+    "05_train_pipeline.py": ([], "4 ranks, 8 microbatches (cpu): loss"),
+    "06_train_amp.py": ([], "4 ranks, cpu, fp16 autocast + GradScaler"),
+    "07_decode_tp.py": (["--new-tokens", "5"], "TP=4 (gloo): 5 tokens"),
+}
+
+
+def test_every_script_is_run_on_two_nodes():
+    assert sorted([*TWO_NODES, "01_train_ddp.py", "03_train_resume.py"]) == sorted(p.name for p in SCRIPTS.glob("*.py"))
+
+
+@pytest.mark.skipif(os.environ.get("DISTLAB_TEST_EVERY_SCRIPT_ON_TWO_NODES") != "1",
+                    reason="~25-50 s a script: DISTLAB_TEST_EVERY_SCRIPT_ON_TWO_NODES=1 runs them (CI runs 01 and 03)")
+@pytest.mark.parametrize("script", sorted(TWO_NODES))
+def test_each_script_runs_unchanged_on_two_nodes(script, tmp_path, nodes):
+    """The README's per-node command with this script: 2 agents x 2 ranks; the script's own checks (most compare with
+    one process) pass there as on one machine."""
+    deadline = time.monotonic() + DEADLINE_S
+    port, env, job = free_port(), environment(tmp_path), job_folder(tmp_path, script)
+    args, says = TWO_NODES[script]
+    command = readme_node_command().replace("$HEAD:29500", f"127.0.0.1:{port}").replace("$JOB", "job")
+    command = command.replace("03_train_resume.py --dir $CKPT", shlex.join([script, *args]))
+    nodes.extend(Node(command, job, tmp_path / f"node{n}.txt", env) for n in (0, 1))
+    finished(nodes, deadline)
+    output = nodes[0].output() + nodes[1].output()
+    assert output.count(says) == 1, output  # rank 0 says it, on one of the nodes
 
 
 def test_every_script_joins_through_distlab_init_distributed():
