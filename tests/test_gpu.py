@@ -19,7 +19,8 @@ ARGS = {"01_train_ddp.py": ["--epochs", "2"], "02_train_fsdp2.py": ["--out", "{t
         "03_train_resume.py": ["--dir", "{tmp}/ckpt"], "04_train_tp.py": [], "05_train_pipeline.py": [],
         "06_train_amp.py": [], "07_decode_tp.py": []}
 SAYS = {"01_train_ddp.py": "(cuda)", "02_train_fsdp2.py": "(cuda;", "03_train_resume.py": "(cuda)",
-        "04_train_tp.py": "(cuda)", "05_train_pipeline.py": "(cuda)", "06_train_amp.py": "cuda", "07_decode_tp.py": "(nccl)"}
+        "04_train_tp.py": "(cuda)", "05_train_pipeline.py": "(cuda)", "06_train_amp.py": "cuda",
+        "07_decode_tp.py": "(nccl)"}
 
 
 def test_every_script_is_listed():

@@ -131,7 +131,8 @@ def test_a_stack_dump_shows_the_learners_frames_and_one_line_per_library_call():
     """faulthandler's dump of a rank stuck in a collective: torch's frames become "in torch's `all_reduce`"."""
     from distlab._output import clean_stack_dump
     dump = ('Thread 0x00007f (most recent call first):\n'
-            '  File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3252 in all_reduce\n'
+            '  File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3252 in '
+            'all_reduce\n'
             '  File "/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 83 in wrapper\n'
             '  File "/tmp/ipykernel_1/325.py", line 5 in skips_a_collective\n'
             '  File "/venv/lib/python3.11/site-packages/numpy/core/x.py", line 9 in helper\n'
