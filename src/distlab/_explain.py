@@ -89,7 +89,9 @@ def describe_ranks(ranks: list[int], wheres: dict[int, dict], arrived, joined, r
         groups.setdefault(_state(rank, wheres.get(rank), arrived, joined), []).append(rank)
     count = f"{len(ranks)} rank{'s' if len(ranks) != 1 else ''}"
     if not ranks:
-        return "stopped the launch before any rank had started" if stopped else ""
+        if not stopped:
+            return ""
+        return "stopped after every rank had returned" if returned else "stopped the launch before any rank had started"
     if len(groups) == 1:
         text = f"{'they were all' if len(ranks) > 1 else 'it was'} {next(iter(groups))}"
     else:

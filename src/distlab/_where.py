@@ -38,7 +38,7 @@ def where(frames: list[tuple], fn=None) -> dict:
         code = frame.f_code
         if code.co_filename.endswith(_C10D_FILE) and not code.co_name.startswith("_"):
             info["op"] = code.co_name
-            info.update(_peers(frame.f_locals))
+            info.update(_peers(frame.f_locals, code.co_name))
             break
     learners = [(frame, line) for frame, line in frames if is_learners(frame.f_code.co_filename)]
     if learners:
@@ -49,11 +49,15 @@ def where(frames: list[tuple], fn=None) -> dict:
     return info
 
 
-def _peers(variables: dict) -> dict:
-    """The global rank a point-to-point call waits for, or the global ranks of a collective's group."""
+_POINT_TO_POINT = {"send", "isend", "recv", "irecv", "send_object_list", "recv_object_list"}
+
+
+def _peers(variables: dict, op: str) -> dict:
+    """The global rank a point-to-point call waits for, or the global ranks of a collective's group (a `broadcast`,
+    `reduce`, `gather` or `scatter` has a `src`/`dst` too, its root: it waits for the whole group all the same)."""
     import torch.distributed as dist
     group = variables.get("group")
-    for name in ("src", "dst"):
+    for name in ("src", "dst") if op in _POINT_TO_POINT else ():
         if name in variables or f"group_{name}" in variables:
             peer, group_peer = variables.get(name), variables.get(f"group_{name}")
             try:
