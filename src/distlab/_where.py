@@ -49,15 +49,14 @@ def where(frames: list[tuple], fn=None) -> dict:
     return info
 
 
-_POINT_TO_POINT = {"send", "isend", "recv", "irecv", "send_object_list", "recv_object_list"}
-
-
 def _peers(variables: dict, op: str) -> dict:
     """The global rank a point-to-point call waits for, or the global ranks of a collective's group (a `broadcast`,
     `reduce`, `gather` or `scatter` has a `src`/`dst` too, its root: it waits for the whole group all the same)."""
     import torch.distributed as dist
+
+    from .comm import POINT_TO_POINT  # here, as torch is: this module imports nothing heavy at its top
     group = variables.get("group")
-    for name in ("src", "dst") if op in _POINT_TO_POINT else ():
+    for name in ("src", "dst") if op in POINT_TO_POINT else ():
         if name in variables or f"group_{name}" in variables:
             peer, group_peer = variables.get(name), variables.get(f"group_{name}")
             try:
