@@ -41,6 +41,12 @@ def readme_node_command() -> str:
     return " ".join(line.strip().rstrip("\\") for line in block.splitlines() if not line.startswith("#")).strip()
 
 
+def readme_command_running(script_and_args: str, port: int, job_id: str) -> str:
+    """The README's per-node command, meeting at 127.0.0.1:`port`, running `script_and_args` instead of 03's."""
+    command = readme_node_command().replace("$HEAD:29500", f"127.0.0.1:{port}").replace("$JOB", job_id)
+    return command.replace("03_train_resume.py --dir $CKPT", script_and_args)
+
+
 def sbatch_command() -> str:
     """The torchrun line of the sbatch file (after `srun`), joined."""
     text = SBATCH.read_text()
@@ -157,8 +163,7 @@ def test_the_readme_command_trains_on_two_nodes(tmp_path, nodes):
     """01_train_ddp.py in place of 03_train_resume.py (as the README says any script can be): 4 ranks on 2 nodes."""
     deadline = time.monotonic() + DEADLINE_S
     port, env, job = free_port(), environment(tmp_path), job_folder(tmp_path, "01_train_ddp.py")
-    command = readme_node_command().replace("$HEAD:29500", f"127.0.0.1:{port}").replace("$JOB", "train")
-    command = command.replace("03_train_resume.py --dir $CKPT", "01_train_ddp.py --epochs 2")
+    command = readme_command_running("01_train_ddp.py --epochs 2", port, "train")
     nodes.extend(Node(command, job, tmp_path / f"node{n}.txt", env) for n in (0, 1))
     finished(nodes, deadline)
     output = nodes[0].output() + nodes[1].output()
@@ -241,8 +246,7 @@ def test_each_script_runs_unchanged_on_two_nodes(script, tmp_path, nodes):
     deadline = time.monotonic() + DEADLINE_S
     port, env, job = free_port(), environment(tmp_path), job_folder(tmp_path, script)
     args, says = TWO_NODES[script]
-    command = readme_node_command().replace("$HEAD:29500", f"127.0.0.1:{port}").replace("$JOB", "job")
-    command = command.replace("03_train_resume.py --dir $CKPT", shlex.join([script, *args]))
+    command = readme_command_running(shlex.join([script, *args]), port, "job")
     nodes.extend(Node(command, job, tmp_path / f"node{n}.txt", env) for n in (0, 1))
     finished(nodes, deadline)
     output = nodes[0].output() + nodes[1].output()
