@@ -159,7 +159,8 @@ def lab(tmp_path_factory):
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_run_all_in_jupyterlab(notebook, lab):
     relative, before = notebook.relative_to(ROOT), _digest(notebook)
-    (EXECUTED / relative).unlink(missing_ok=True)  # a run that fails leaves no copy from before it for the book
+    executed = EXECUTED / relative
+    executed.unlink(missing_ok=True)  # a run that fails leaves no copy from before it for the book
     lab.evaluate(OPEN_AND_RUN_ALL, relative.as_posix())
     started = time.monotonic()
     try:
@@ -185,7 +186,6 @@ def test_run_all_in_jupyterlab(notebook, lab):
     assert [c["imagesShown"] for c in cells] == [c["images"] for c in cells], "a plot was not rendered as an image"
     assert [c["widgetsShown"] for c in cells] == [c["widgets"] for c in cells], "a widget was not rendered as a widget"
     assert seconds <= 2 * RUN_ALL_BUDGET_S, f"Run All took {seconds:.0f} s; the budget: {RUN_ALL_BUDGET_S} s on 2 cores"
-    executed = EXECUTED / relative
     executed.parent.mkdir(parents=True, exist_ok=True)
     for cell in saved["cells"]:
         if cell.get("attachments", {}) is None:
