@@ -103,7 +103,7 @@ def main() -> None:
         print(f"final loss {losses[-1]:.8f}")
     assert losses[-1] < 0.5 * losses[0], f"the loss did not fall: {losses}"
     if distributed:
-        dist.destroy_process_group()
+        distlab.finish()  # not just destroy_process_group(): why, in distlab/shutdown.py (lesson 1 explains)
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ def main() -> None:
         torch.save(full.cpu(), os.path.abspath(args.out))
         print(f"rank 0's last loss ({device.type}; on its share of the batch) {loss.item():.6f}; weights saved to "
               f"{args.out}", flush=True)
-    dist.destroy_process_group()
+    distlab.finish()  # not just destroy_process_group(): why, in distlab/shutdown.py
 
 
 if __name__ == "__main__":

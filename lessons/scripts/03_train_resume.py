@@ -235,7 +235,7 @@ def main() -> None:
         print(f"attempt {attempt}: started at step {result['start']}, trained to step {args.steps}, "
               f"final loss {result['losses'].get(args.steps - 1, float('nan')):.6f} ({device.type})")
         print(f"weights digest {digest(result['weights'])}")
-    dist.destroy_process_group()
+    distlab.finish()  # not just destroy_process_group(): why, in distlab/shutdown.py
 
 
 if __name__ == "__main__":

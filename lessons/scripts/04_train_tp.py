@@ -78,7 +78,7 @@ def main() -> None:
     if rank == 0:
         print(f"TP={t} ({device.type}): {STEPS} steps, loss {tp_losses[0]:.4f} -> {tp_losses[-1]:.4f}; every step's "
               "loss and the final weights equal one process's", flush=True)
-    dist.destroy_process_group()
+    distlab.finish()  # not just destroy_process_group(): why, in distlab/shutdown.py
 
 
 if __name__ == "__main__":

@@ -115,7 +115,7 @@ def main() -> None:
     if rank == 0:
         print(f"{kind}, {p} ranks, {MICROBATCHES} microbatches ({device.type}): loss {pipeline_losses[0]:.4f} -> "
               f"{pipeline_losses[-1]:.4f}; every step's loss equals one process's", flush=True)
-    dist.destroy_process_group()
+    distlab.finish()  # not just destroy_process_group(): why, in distlab/shutdown.py
 
 
 if __name__ == "__main__":

@@ -73,7 +73,7 @@ def main() -> None:
         print(f"{dist.get_world_size()} ranks, {device}, fp16 autocast + GradScaler, gradients all-reduced in "
               f"{'fp32' if args.no_compress else 'fp16'}: {sent[-1]:,} bytes per step for {n_params:,} parameters; "
               "every rank ends with the same weights", flush=True)
-    dist.destroy_process_group()
+    distlab.finish()  # not just destroy_process_group(): why, in distlab/shutdown.py
 
 
 if __name__ == "__main__":

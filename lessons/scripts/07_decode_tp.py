@@ -101,7 +101,7 @@ def main() -> None:
     if rank == 0:
         print(f"TP={t} ({dist.get_backend()}): {args.new_tokens} tokens for {BATCH} sequences, identical to one "
               f"process; {all_reduces} all-reduces (2 per layer per token)", flush=True)
-    dist.destroy_process_group()
+    distlab.finish()  # not just destroy_process_group(): why, in distlab/shutdown.py
 
 
 if __name__ == "__main__":

@@ -39,6 +39,9 @@ def init_distributed(backend: str | None = None) -> torch.device:
     if backend not in ("gloo", "nccl"):
         raise ValueError(f"init_distributed: backend must be 'gloo' or 'nccl', got {backend!r}")
     device = rank_device(backend, local_rank)
+    # Before the group exists: torch._dynamo (which building DDP or any optimizer imports) keeps references to the
+    # default group when first imported after it, so `destroy_process_group` could not join gloo's threads (shutdown.py)
+    import torch._dynamo  # noqa: F401
     if backend == "nccl":
         torch.cuda.set_device(device)  # else every rank's NCCL communicator would start on GPU 0
         dist.init_process_group("nccl", device_id=device)  # device_id: the communicator is created now, eagerly
