@@ -136,7 +136,8 @@ def main() -> int:
                 shutil.rmtree(folder, ignore_errors=True)
             seconds = (time.perf_counter() - start) / max(runs, 1)
             rows.append(f"| {name} | {nproc} | {runs} | {failed} | {aborts} | {timeouts} | {seconds:.1f} |")
-            print(rows[-1], flush=True)
+            print(f"{name} at {nproc} ranks: {runs} runs, {failed} failed, {aborts} aborted ({seconds:.1f} s a run)",
+                  flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("\n| script | ranks | runs | failed (exit != 0) | aborts (SIGABRT) | timeouts | s per run |")
