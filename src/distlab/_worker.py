@@ -55,7 +55,7 @@ def _watch_lifeline(lifeline, seconds: float) -> None:
         except (EOFError, OSError):
             pass
         if _reported.is_set():
-            time.sleep(ORPHAN_LINGER_S)  # it is leaving the process group (see run_rank): let it exit by itself
+            time.sleep(ORPHAN_LINGER_S)  # run_rank is exiting by itself (exit code 0): let it
         os._exit(EXIT_ORPHANED)  # a rank still running (or not yet started: Ctrl-C during the launch) leaves now
 
     threading.Thread(target=watch, name="distlab-lifeline", daemon=True).start()
@@ -118,11 +118,11 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
         _reported.set()
     finally:
         # Stay alive, sockets open, until the notebook has heard from every rank and closes the lifeline: a rank
-        # that left early would make its peers fail with a misleading "Connection closed by peer".
+        # that left early would make its peers fail with a misleading "Connection closed by peer". Then leave at
+        # once: every peer has reported, so there is nothing to tear down in order, and `os._exit` skips Python's
+        # shutdown, which could meet gloo's worker threads still releasing work (distlab/shutdown.py).
         try:
             conns["lifeline"].poll(options["deadline_s"] + ORPHAN_MARGIN_S)
-            if dist.is_initialized():
-                dist.destroy_process_group()
         except BaseException:
             pass
         os._exit(0)
