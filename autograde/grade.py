@@ -50,6 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
 from autograde import notebooks  # noqa: E402
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes  # noqa: E402
+from autograde.normalise import normalise_submission  # noqa: E402
 from autograde.report import summary_table, write_csv  # noqa: E402
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
@@ -172,18 +173,28 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
                 for name, path in students[student]["files"].items():
                     dest = folder / "submitted" / student / assignment / f"{name}.ipynb"
                     dest.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy(path, dest)
+                    corrected = normalise_submission(path, dest)  # what would stop nbgrader for the whole group
+                    students[student].setdefault("corrections", []).extend(f"{name}: {c}" for c in corrected)
 
         started = time.time()
         sandboxed = [f"--SandboxedExecute.sandbox={limits['sandbox']}", f"--SandboxedExecute.budget_s={limits['budget_s']}",
                      f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}"]
         logs = _run_groups(["autograde", assignment, "--force", *sandboxed], group_work, work, timeout, groups)
+        # nbgrader gives up on a group at some errors: whoever it left ungraded is graded again, each student alone
+        for folder, group in zip(group_work, groups):
+            for student in [s for s in group if not _autograded(folder, assignment, s, students[s]["files"])]:
+                if len(group) == 1:
+                    continue  # graded alone already
+                _log(log, f"{student} was not graded with its group: graded alone")
+                logs[folder] = logs.get(folder, "") + _run_groups(
+                    ["autograde", assignment, "--force", f"--student={student}", *sandboxed], [folder], work,
+                    timeout, [[student]], log_name=f"autograde-alone-{student}")[folder]
         _log(log, f"autograde took {time.time() - started:.1f} s")
         _run_groups(["generate_feedback", assignment, "--force"], group_work, work, None, groups)
         for folder in group_work:  # keep every group's nbgrader output in the one log
-            for name in ("autograde.log", "generate_feedback.log"):
-                if (folder / name).exists():
-                    log.write(f"\n===== {folder.name}: {name} =====\n" + (folder / name).read_text())
+            for path in [*sorted(folder.glob("autograde*.log")), folder / "generate_feedback.log"]:
+                if path.exists():
+                    log.write(f"\n===== {folder.name}: {path.name} =====\n" + path.read_text())
 
     cells = {}
     for path in notebooks.assignment_notebooks(assignment):
@@ -198,8 +209,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
             info["seconds"] = seconds.get(student)
             info["sandbox"] = SANDBOXED if limits["sandbox"] else UNSAFE
             info["gradebook"] = str(folder / "gradebook.db")
-            graded = all((folder / "autograded" / student / assignment / f"{n}.ipynb").exists() for n in info["files"])
-            if not graded or student not in scores:
+            if not _autograded(folder, assignment, student, info["files"]) or student not in scores:
                 info["status"] = FAILED
                 continue
             info.update(scores[student])
@@ -223,6 +233,10 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     return report
 
 
+def _autograded(folder: Path, assignment: str, student: str, files: dict) -> bool:
+    return all((folder / "autograded" / student / assignment / f"{name}.ipynb").exists() for name in files)
+
+
 def collect(submissions: Path, assignment: str, names: list[str]) -> dict:
     """{student_id: {"status", "files": {notebook name: path}}} for each folder in `submissions`."""
     students = {}
@@ -241,13 +255,14 @@ def collect(submissions: Path, assignment: str, names: list[str]) -> dict:
     return students
 
 
-def _run_groups(args: list[str], folders: list[Path], work: Path, timeout, groups) -> dict:
-    """Run `nbgrader <args>` in every group's folder at once; return {folder: its log text}."""
-    procs = []
+def _run_groups(args: list[str], folders: list[Path], work: Path, timeout, groups, log_name: str = "") -> dict:
+    """Run `nbgrader <args>` in every group's folder at once; return {folder: its log text} (the log: log_name, or
+    the command's name, .log in the folder)."""
+    procs, log_name = [], log_name or args[0]
     for folder, group in zip(folders, groups):
         if not group:
             continue
-        log = open(folder / f"{args[0]}.log", "w")
+        log = open(folder / f"{log_name}.log", "w")
         env = notebooks.nbgrader_env(folder, source_dir=work / "source", release_dir=work / "release")
         command = [sys.executable, "-m", "nbgrader", *args, f"--Application.log_format={LOG_FORMAT}"]
         proc = subprocess.Popen(command, cwd=notebooks.AUTOGRADE, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -262,7 +277,7 @@ def _run_groups(args: list[str], folders: list[Path], work: Path, timeout, group
         finally:
             notebooks.kill_group(proc)
             log.close()
-    return {folder: (folder / f"{args[0]}.log").read_text() for folder, _, _ in procs}
+    return {folder: (folder / f"{log_name}.log").read_text() for folder, _, _ in procs}
 
 
 def student_seconds(log_text: str, folder: Path) -> dict[str, float]:
