@@ -46,3 +46,15 @@ c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMet
 
 # What the student's notebook shows where a solution was (the source's "### BEGIN SOLUTION" block).
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# Feedback pages: a student's markdown is sanitised (autograde/feedback_html.py, templates/distlab_feedback), and so
+# are outputs (nbconvert's sanitize_html): no student HTML or script runs in the page the instructor opens.
+import nbgrader  # noqa: E402
+
+c.HTMLExporter.template_name = "distlab_feedback"  # nbgrader's "feedback" template, markdown sanitised
+c.HTMLExporter.template_file = "distlab_feedback.html.j2"  # not index.html.j2: it extends nbgrader's, of that name
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"),
+    os.path.join(HERE, "templates")]
+c.HTMLExporter.filters = {"clean_student_html": "autograde.feedback_html.clean"}
+c.HTMLExporter.sanitize_html = True

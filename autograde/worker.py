@@ -101,9 +101,9 @@ def plain(value):
     if kind == "numpy" and hasattr(value, "shape"):
         import torch
         return torch.from_numpy(value.copy())
-    if type(value) in (list, tuple):
-        return type(value)(plain(v) for v in value)
-    if type(value) is dict:
+    if isinstance(value, (list, tuple)):  # a namedtuple or a list subclass arrives as a plain tuple or list
+        return (tuple if isinstance(value, tuple) else list)(plain(v) for v in value)
+    if isinstance(value, dict):  # OrderedDict, defaultdict: a dict
         return {k: plain(v) for k, v in value.items()}
     return value
 
