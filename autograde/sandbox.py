@@ -121,6 +121,11 @@ class Submission:
         reply = self._request(request, timeout + LAUNCH_MARGIN_S)
         after = self.loopback_bytes()
         results = self._result(reply)
+        if not isinstance(results, list) or len(results) != world_size:  # what distlab.launch returns, counted:
+            # a notebook that swaps `launch` for one answering [] or a single result must not pass a zip() check
+            got = f"{len(results)} results" if isinstance(results, (list, tuple)) else type(results).__name__
+            raise StudentError(["ResultsNotOnePerRank"], f"the launch of `{name}` on {world_size} ranks brought back "
+                               f"{got}, not a list of one result per rank", "", reply.get("output", ""))
         return (results, after - before) if count_loopback else results
 
     def has(self, name: str) -> bool:
