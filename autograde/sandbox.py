@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from pathlib import Path
 
 import torch
@@ -37,6 +38,7 @@ from autograde.bwrap import (SANDBOX_WORKER, WORKER, bwrap_command, sandbox_env,
 
 MAX_FRAME = 64 * 2**20  # bytes of one reply; a larger one ends the sandbox
 OUTPUT_CAP = 64 * 1024  # characters of printed output kept per request
+ERROR_CAP = 8 * 1024  # characters of a student's error message, and of its traceback, kept
 RAW_OUTPUT_CAP = 64 * 1024  # bytes kept of what the worker writes to its own stdout/stderr file descriptors
 MAX_RESTARTS = 2
 STUDENT_BUDGET_S = 300.0
@@ -266,6 +268,9 @@ class Submission:
         if size > MAX_FRAME:
             raise SandboxError(f"the sandbox sent a reply of {size} bytes (more than {MAX_FRAME})")
         payload = self._read_exactly(size, deadline, limit)
+        problem = _not_as_torch_saves(payload)
+        if problem:
+            raise SandboxError(f"the sandbox's reply is not what torch.save writes: {problem}")
         try:
             reply = torch.load(io.BytesIO(payload), weights_only=True)
         except Exception as exc:  # noqa: BLE001 - a reply that is not plain data
@@ -307,9 +312,35 @@ class Submission:
     def _result(reply: dict):
         if "error" in reply:
             error = reply["error"] or {}
-            raise StudentError(error.get("type_names") or ["Exception"], str(error.get("message", "")),
-                               str(error.get("traceback", "")), reply.get("output", ""))
+            raise StudentError([str(t)[:200] for t in (error.get("type_names") or ["Exception"])][:20],
+                               _capped(error.get("message", "")), _capped(error.get("traceback", "")),
+                               reply.get("output", ""))
         return reply.get("result")
+
+
+def _capped(text) -> str:
+    text = str(text)
+    return text if len(text) <= ERROR_CAP else text[:ERROR_CAP] + f"... [{len(text) - ERROR_CAP} characters cut]"
+
+
+def _not_as_torch_saves(payload: bytes) -> str | None:
+    """Why `payload` is not a zip as torch.save writes it (every entry stored, uncompressed), or None.
+
+    A frame is capped at MAX_FRAME bytes, but a DEFLATE entry of 300 KB can inflate to gigabytes inside torch.load;
+    torch.save never compresses, so a compressed entry is refused before anything is inflated."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(payload)) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        return f"not a zip ({exc})"
+    if len(entries) > 100_000:
+        return f"{len(entries)} entries"
+    compressed = [e.filename for e in entries if e.compress_type != zipfile.ZIP_STORED]
+    if compressed:
+        return f"{len(compressed)} compressed entries (e.g. {compressed[0][:80]!r})"
+    if sum(e.file_size for e in entries) > MAX_FRAME:
+        return f"entries of more than {MAX_FRAME} bytes in all"
+    return None
 
 
 def _kill(process: subprocess.Popen) -> None:

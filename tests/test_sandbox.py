@@ -17,7 +17,7 @@ import torch
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from autograde.sandbox import OUTPUT_CAP, SandboxError, StudentError, Submission, sandbox_problem  # noqa: E402
+from autograde.sandbox import ERROR_CAP, OUTPUT_CAP, SandboxError, StudentError, Submission, sandbox_problem  # noqa: E402
 
 pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
 IMPORTS = "import torch\nimport torch.distributed as dist\nimport distlab"
@@ -177,6 +177,38 @@ def forge():
     with Submission([forge]) as student:
         with pytest.raises(SandboxError, match="forged"):
             student.call("forge")
+
+
+def test_a_compressed_reply_is_refused_before_it_is_inflated():
+    """A zip bomb: torch.save's archive rewritten with DEFLATE, 100 MB of zeros in a few hundred KB (issue 31: six
+    of them took the grader from 323 MB to 2 GB). torch.save never compresses, so no compressed entry is opened."""
+    bomb = """
+import io, os, struct, sys, zipfile, torch
+def bomb():
+    plain, packed = io.BytesIO(), io.BytesIO()
+    torch.save({'output': '', 'stderr': '', 'result': torch.zeros(25 * 2**20)}, plain)
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(packed, 'w', zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info), compress_type=zipfile.ZIP_DEFLATED)
+    os.write(int(sys.argv[-1]), struct.pack('>I', packed.tell()) + packed.getvalue())
+    return 'real'
+"""
+    with Submission([bomb]) as student:
+        with pytest.raises(SandboxError, match="compressed entries"):
+            student.call("bomb")
+
+
+def test_a_huge_error_message_is_capped_by_the_grader():
+    """The worker caps an error's text, but it runs in the student's process: patched, it sends 4 MB (issue 31: five
+    such errors made a 25 MiB graded notebook). The grader keeps ERROR_CAP characters."""
+    loud = ("import gc\nworker = next(o for o in gc.get_objects() if isinstance(o, dict) and 'CappedText' in o "
+            "and 'describe' in o)\nworker['describe'] = lambda exc: {'type_names': ['ValueError'], "
+            "'message': 'x' * 4_000_000, 'traceback': 'y' * 4_000_000}\ndef shout():\n    raise ValueError('loud')")
+    with Submission([loud]) as student:
+        with pytest.raises(StudentError) as caught:
+            student.call("shout")
+    assert len(caught.value.message) < ERROR_CAP + 100 and caught.value.message.endswith("characters cut]")
+    assert len(caught.value.traceback) < ERROR_CAP + 100
 
 
 def test_a_cell_that_kills_its_process_stops_the_submission_after_a_few_restarts():
