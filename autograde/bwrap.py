@@ -9,6 +9,7 @@ source (found the way the grader imports it), never the repository. An empty siz
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import resource
@@ -39,8 +40,16 @@ def sandbox_problem() -> str | None:
 
 
 def _isolation() -> list[str]:
-    return ["--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000", "--die-with-parent",
+    # --disable-userns (bubblewrap >= 0.8): no nested user namespace, so no private network or mounts of its own in
+    # which a notebook could move data past the grader's loopback count
+    nested = ["--disable-userns"] if _supports("--disable-userns") else []
+    return ["--unshare-all", "--unshare-user", *nested, "--uid", "1000", "--gid", "1000", "--die-with-parent",
             "--new-session"]
+
+
+@functools.cache
+def _supports(option: str) -> bool:
+    return option in subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=30).stdout
 
 
 def _read_only_paths() -> list[str]:

@@ -99,6 +99,14 @@ def look():
         assert not (folder / "distlab-sandbox-wrote-here").exists(), f"the sandbox wrote into the real {folder}"
 
 
+def test_the_sandbox_cannot_make_a_user_namespace_of_its_own():
+    """Nested user namespaces would give a notebook private networks and mounts, where data could move past the
+    grader's loopback count (issue 31, item 4). bubblewrap >= 0.8 forbids them (--disable-userns)."""
+    probe = "import ctypes\ndef nest():\n    return ctypes.CDLL(None, use_errno=True).unshare(0x10000000)  # CLONE_NEWUSER"
+    with Submission([probe]) as student:
+        assert student.call("nest") == -1
+
+
 def test_an_environment_under_tmp_is_bound_over_the_empty_tmp(tmp_path, monkeypatch):
     """A Python or venv under /tmp (a checkout in /tmp/...) is visible in the sandbox; the rest of /tmp is not."""
     import autograde.bwrap as bwrap
