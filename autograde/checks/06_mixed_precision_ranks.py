@@ -132,3 +132,31 @@ def assign_many(cases):
         except Exception as error:  # noqa: BLE001 - reported case by case
             results.append(f"{type(error).__name__}: {error}")
     return results
+
+
+def _refuse_the_references():
+    """Replace, in this process, what the checks compare with: `torch.amp.GradScaler` and DDP's bucketing function.
+
+    The exercise asks the learner to write both (its statement says so). This file runs as the notebook's last cell,
+    after the learner's cells, in the process where the checks call the learner's code, so a scaler that subclasses
+    or wraps GradScaler, or an `assign_buckets` that calls DDP's function, raises here and fails the checks that call
+    it. The ranks of a launch were forked before (DDP needs the real function there); the grader's own references
+    run outside the sandbox. GradScaler's kernels (`torch._amp_update_scale_`, ...) stay: using them is writing it."""
+    import torch
+    import torch.distributed as dist
+
+    def refused(name):
+        def refuse(*args, **kwargs):
+            raise RuntimeError(f"{name} is what this exercise compares with: write your own")
+        return refuse
+
+    name = "torch.distributed._compute_bucket_assignment_by_size"
+    dist._compute_bucket_assignment_by_size = refused(name)
+    dist.distributed_c10d._compute_bucket_assignment_by_size = refused(name)
+    torch._C._distributed_c10d._compute_bucket_assignment_by_size = refused(name)
+    for method in ("__init__", "scale", "unscale_", "step", "update", "get_scale", "state_dict", "load_state_dict",
+                   "_unscale_grads_"):
+        setattr(torch.amp.GradScaler, method, refused(f"torch.amp.GradScaler.{method}"))
+
+
+_refuse_the_references()
