@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 
 from autograde.bwrap import (SANDBOX_WORKER, WORKER, bwrap_command, sandbox_env,  # noqa: F401 - re-exported
-                             sandbox_problem, set_limits)
+                             apply_limits, sandbox_problem, set_limits)
 
 MAX_FRAME = 64 * 2**20  # bytes of one reply; a larger one ends the sandbox
 OUTPUT_CAP = 64 * 1024  # characters of printed output kept per request
@@ -198,11 +198,14 @@ class Submission:
                        str(requests_read), str(replies_write), *([] if self.preload_dynamo else ["--no-dynamo"])]
         command = bwrap_command(python_path) + ["--"] + worker_args if self.sandbox else worker_args
         env = None if self.sandbox else {**sandbox_env(python_path), "HOME": os.environ.get("HOME", "/tmp")}
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
-                                        pass_fds=(requests_read, replies_write), env=env, start_new_session=True,
-                                        cwd=None if self.sandbox else "/tmp", preexec_fn=set_limits)
-        for fd in (requests_read, replies_write, raw_write):
-            os.close(fd)
+        try:
+            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
+                                            pass_fds=(requests_read, replies_write), env=env,
+                                            start_new_session=True, cwd=None if self.sandbox else "/tmp",
+                                            preexec_fn=set_limits if self.sandbox else apply_limits)
+        finally:
+            for fd in (requests_read, replies_write, raw_write):
+                os.close(fd)
         self._raw_thread = threading.Thread(target=self._drain_raw, args=(raw_read,), daemon=True)
         self._raw_thread.start()
 

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import torch
 
@@ -99,6 +100,19 @@ def look():
         assert not (folder / "distlab-sandbox-wrote-here").exists(), f"the sandbox wrote into the real {folder}"
 
 
+def test_the_sandbox_is_not_root_even_when_the_grader_is():
+    """Graded as root, a sandbox mapped its user to root: it read /etc/shadow (issue 31, item 6). Now bubblewrap runs
+    as nobody: the sandbox's processes belong to nobody, outside as inside."""
+    probe = ("import os\ndef who():\n    try:\n        open('/etc/shadow').read(1)\n        shadow = 'read'\n"
+             "    except OSError as error:\n        shadow = type(error).__name__\n    return shadow, os.getpid()")
+    with Submission([probe]) as student:
+        shadow, _ = student.call("who")
+        owners = {p.uids().real for p in psutil.Process(student.process.pid).children(recursive=True)}
+    assert shadow in ("PermissionError", "FileNotFoundError"), shadow
+    if os.geteuid() == 0:
+        assert owners == {65534}, f"sandbox processes belong to {owners}, not nobody"
+
+
 def test_the_sandbox_cannot_make_a_user_namespace_of_its_own():
     """Nested user namespaces would give a notebook private networks and mounts, where data could move past the
     grader's loopback count (issue 31, item 4). bubblewrap >= 0.8 forbids them (--disable-userns)."""
@@ -114,6 +128,9 @@ def test_an_environment_under_tmp_is_bound_over_the_empty_tmp(tmp_path, monkeypa
     environment.mkdir()
     (environment / "marker").write_text("bound")
     (tmp_path / "not-bound").write_text("secret")
+    for folder in (tmp_path, *tmp_path.parents):  # pytest's folders are 700; as root the sandbox is nobody
+        if os.geteuid() == 0 and folder != Path("/"):
+            folder.chmod(folder.stat().st_mode | 0o001)
     paths = bwrap._read_only_paths()
     monkeypatch.setattr(bwrap, "_read_only_paths", lambda: [*paths, str(environment)])
     probe = (f"import os\ndef look():\n    return [open({str(environment / 'marker')!r}).read(), "
