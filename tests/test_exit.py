@@ -71,6 +71,15 @@ def test_finish_without_a_group_names_the_problem():
         distlab.finish()
 
 
+def finish_in_a_launched_rank():
+    distlab.finish()
+
+
+def test_finish_in_a_function_run_by_launch_says_launch_ends_the_group():
+    with pytest.raises(distlab.RankFailed, match="a function run by distlab.launch just returns"):
+        distlab.launch(finish_in_a_launched_rank, 2, timeout=30, backend="gloo", output="hide")
+
+
 @pytest.mark.parametrize("runs", [10])
 def test_every_ddp_script_exits_zero_run_after_run(runs):
     """10 runs of each DDP script at 2 ranks (about 2 minutes): no run may exit other than 0."""

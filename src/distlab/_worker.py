@@ -31,6 +31,7 @@ STARTUP_MARGIN_S = 5.0  # the store waits this much past the notebook's start-up
 _stack_file = None  # where faulthandler writes this rank's stacks when the notebook asks (SIGUSR1)
 _reported = threading.Event()  # this rank sent its result or its error
 _store = None  # kept alive here: torch holds only the C++ half of a store written in Python (`_PatientStore`)
+in_launched_rank = False  # set in a rank of `distlab.launch` (distlab.finish refuses to run there)
 
 
 def _redirect_output(out_conn, err_conn) -> None:
@@ -88,7 +89,8 @@ def _error_report(rank: int, exc: BaseException, fn=None) -> dict:
 
 def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: dict) -> None:
     """Entry point of one rank (the forkserver's child). Whatever goes wrong is reported through `results`."""
-    results, fn = conns["results"], None
+    global in_launched_rank
+    results, fn, in_launched_rank = conns["results"], None, True
     _where.block_requests()  # first, before any thread starts
     try:
         _redirect_output(conns.pop("out"), conns.pop("err"))

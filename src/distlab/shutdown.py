@@ -59,6 +59,10 @@ def finish() -> None:
     3. If a gloo worker thread is still alive (something still references a group), flush and `os._exit(0)`:
        the interpreter's shutdown would race that thread (see the module docstring). Then this call does not return.
     """
+    from . import _worker
+    if _worker.in_launched_rank:
+        raise RuntimeError("distlab.finish() ends a script under torchrun; a function run by distlab.launch just "
+                           "returns (launch ends its ranks and their group)")
     if not dist.is_initialized():
         raise RuntimeError("distlab.finish: no process group to leave (call distlab.init_distributed() first)")
     if dist.get_backend() == "nccl":
