@@ -51,7 +51,8 @@ CONTROLS = {  # name: (how it joins, how it ends)
 
 def script_args(name: str, folder: Path) -> list[str]:
     """The arguments a script needs to run in `folder` (each run gets a fresh one)."""
-    return {"02_train_fsdp2": ["--out", str(folder / "weights.pt")], "03_train_resume": ["--dir", str(folder / "ckpt")]}.get(name, [])
+    needs = {"02_train_fsdp2": ["--out", str(folder / "weights.pt")], "03_train_resume": ["--dir", str(folder / "ckpt")]}
+    return needs.get(name, [])
 
 
 def run_once(path: Path, nproc: int, folder: Path) -> tuple[int | None, str]:

@@ -60,7 +60,8 @@ def test_of_cells_sharing_a_grade_id_the_last_keeps_it_and_the_first_becomes_ord
     (first,) = [i for i, (a, b) in enumerate(zip(notebook["cells"], out["cells"])) if a != b]
     assert "nbgrader" not in out["cells"][first]["metadata"]
     assert out["cells"][first]["source"] == notebook["cells"][first]["source"]  # it still runs as written
-    assert notebooks.nbgrader_metadata(out["cells"][first + 1])["grade_id"] == notebooks.grade_id(notebook["cells"][first])
+    kept = notebooks.nbgrader_metadata(out["cells"][first + 1])["grade_id"]
+    assert kept == notebooks.grade_id(notebook["cells"][first])
     assert len(corrections) == 1 and "repeats grade_id" in corrections[0] and f"cell {first}:" in corrections[0]
 
 

@@ -205,7 +205,7 @@ def average_gradients_matches_single_process(student):
                                  **LAUNCH)
         for rank, params in enumerate(results):
             assert isinstance(params, list) and len(params) == len(expected), f"rank {rank}: not the parameter list"
-            for i, (got, want) in enumerate(zip(params, expected)):
+            for i, (got, want) in enumerate(zip(params, expected, strict=True)):
                 assert_tensor(got, want, rtol=1e-5, atol=1e-6,
                               where=f"{world_size} ranks, rank {rank}, parameter {i} after {steps} steps")
         print(f"{world_size} ranks: same weights as single-process training")

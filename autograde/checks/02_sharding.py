@@ -36,7 +36,7 @@ def assert_memory_values(student, cases, rel=1e-12):
     calls = [((psi, n, stage), {} if k is None else {"k": k}) for psi, n, stage, k, _ in cases]
     results = student.call("zero_memory_values", calls)
     assert isinstance(results, list) and len(results) == len(cases), "zero_memory_values: not one result per case"
-    for (psi, n, stage, k, expected), result in zip(cases, results):
+    for (psi, n, stage, k, expected), result in zip(cases, results, strict=True):
         where = f"zero_memory_per_gpu({psi!r}, {n}, {stage}{'' if k is None else f', k={k}'})"
         assert result["is_float"], f"{where} must return a float, got {result['type']}"
         assert_number(result["value"], expected, rel=rel, where=f"{where} (bytes per device)")
@@ -97,7 +97,7 @@ def assert_devices(student, cases):
     calls = [((psi, memory, stage), {} if k is None else {"k": k}) for psi, memory, stage, k in cases]
     results = student.call("min_devices_values", calls)
     assert isinstance(results, list) and len(results) == len(cases), "min_devices_values: not one result per case"
-    for (psi, memory, stage, k), result in zip(cases, results):
+    for (psi, memory, stage, k), result in zip(cases, results, strict=True):
         where = f"min_devices_to_fit({psi!r}, {memory!r}, {stage}{'' if k is None else f', k={k}'})"
         assert result["valid"], f"{where} must return an int or None, got {result['type']}"
         want = expected_devices(psi, memory, stage, 12 if k is None else k)
@@ -181,7 +181,7 @@ def assert_trains_like_one_process(student, kind, world_size, steps, optimizer_n
     results = train_on_ranks(student, kind, world_size, steps, optimizer_name, kwargs)
     where = f"{kind} model, {world_size} ranks, {optimizer_name}{kwargs}, {steps} steps"
     states = [rank_state(result, expected, f"{where}, rank {rank}") for rank, result in enumerate(results)]
-    for rank, (result, state) in enumerate(zip(results, states)):
+    for rank, (result, state) in enumerate(zip(results, states, strict=True)):
         assert_no_frozen_grad(result, f"{where}, rank {rank}")
         for name in expected:
             assert torch.equal(state[name], states[0][name]), (

@@ -78,7 +78,7 @@ def assert_same(got, want, where):
             assert_same(got[key], want[key], f"{where}[{key!r}]")
     elif isinstance(want, (list, tuple)):
         assert type(got) is type(want) and len(got) == len(want), f"{where}: got {got!r}, expected {want!r}"
-        for i, (g, w) in enumerate(zip(got, want)):
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
             assert_same(g, w, f"{where}[{i}]")
     else:
         assert got == want and type(got) is type(want), f"{where}: got {got!r}, expected {want!r}"
@@ -256,6 +256,7 @@ def observed_saves(student, what):
     first, newer, _ = round_trip_states()
     record = run(student, "two saves to checkpoint.pt", "rank_observe_saves", folder, [first, newer])
     path = f"{record['folder']}/checkpoint.pt"
+    assert len(record["saves"]) == 2, f"{len(record['saves'])} saves were recorded for the 2 made"
     renames = []
     for number, events in enumerate(record["saves"], 1):
         onto = [e for e in events if e["call"] in ("replace", "rename") and e["dst"] == path]
@@ -275,7 +276,7 @@ def save_checkpoint_fsyncs(student):
     """save_checkpoint fsyncs the temporary file before renaming it onto `path`, and the folder after (observed in the
     sandbox: os.fsync and os.replace are wrapped there)."""
     record, renames = observed_saves(student, "fsync")
-    for number, (events, rename) in enumerate(zip(record["saves"], renames), 1):
+    for number, (events, rename) in enumerate(zip(record["saves"], renames, strict=True), 1):
         at = events.index(rename)
         assert synced(events[:at], False, rename["inode"]), (
             f"save {number}: the temporary file was not fsync'd before os.replace: after a power cut `path` could "
@@ -343,7 +344,7 @@ def assert_continues_exactly(result, expected, steps_before, where):
                                                          f"uninterrupted run:\n got      {losses}\n expected "
                                                          f"{expected['losses'][steps_before:]}")
     assert len(result["parameters"]) == len(expected["parameters"]), f"{where}: not the model's parameters"
-    for i, (got, want) in enumerate(zip(result["parameters"], expected["parameters"])):
+    for i, (got, want) in enumerate(zip(result["parameters"], expected["parameters"], strict=True)):
         assert_identical(got, want, f"{where}: parameter {i}")
 
 
@@ -397,7 +398,7 @@ def assert_matches_reference(resumed, reference, resume_step, where):
     """Every rank resumed at the last checkpoint, and its losses and final parameters are the reference's, bit for
     bit."""
     assert len(resumed) == len(reference), f"{where}: {len(resumed)} results for {len(reference)} ranks"
-    for rank, (got, want) in enumerate(zip(resumed, reference)):
+    for rank, (got, want) in enumerate(zip(resumed, reference, strict=True)):
         assert got["resumed_at"] == resume_step, (f"{where}: rank {rank} resumed at step {got['resumed_at']}, not at "
                                                   f"the last checkpoint (step {resume_step})")
         assert sorted(got["losses"]) == list(range(resume_step, len(want["losses"]))), (
@@ -406,7 +407,7 @@ def assert_matches_reference(resumed, reference, resume_step, where):
         for step, loss in got["losses"].items():
             assert loss == want["losses"][step], (f"{where}: rank {rank}: after resuming, the loss of step {step} is "
                                                   f"{loss!r}, the run that never failed had {want['losses'][step]!r}")
-        for i, (g, w) in enumerate(zip(got["parameters"], want["parameters"])):
+        for i, (g, w) in enumerate(zip(got["parameters"], want["parameters"], strict=True)):
             assert_identical(g, w, f"{where}: rank {rank}, parameter {i}")
 
 

@@ -66,7 +66,7 @@ def check_f(student, world_size, cases):
             for _, seed in cases}
     launches = [((tp, made[seed][0]), [(u,) for u in made[seed][1]]) for tp, seed in cases]
     results = launch_cases(student, "rank_f", world_size, launches, f"f on {world_size} ranks")
-    for (tp, seed), got in zip(cases, results):
+    for (tp, seed), got in zip(cases, results, strict=True):
         x, upstream = made[seed]
         for rank, result in enumerate(got):
             where, members = f"{world_size} ranks, TP groups of {tp}, rank {rank}", group_of(rank, tp)
@@ -97,7 +97,7 @@ def check_g(student, world_size, cases):
     made = [g_inputs(world_size, tp, seed) for tp, seed in cases]
     launches = [((tp,), list(zip(*inputs))) for (tp, _), inputs in zip(cases, made)]
     results = launch_cases(student, "rank_g", world_size, launches, f"g on {world_size} ranks")
-    for (tp, _), (partial, upstream), got in zip(cases, made, results):
+    for (tp, _), (partial, upstream), got in zip(cases, made, results, strict=True):
         for rank, result in enumerate(got):
             where = f"{world_size} ranks, groups of {tp}, rank {rank}"
             assert_tensor(result["x_after"], partial[rank], exact=True, where=f"{where}: g's input after the call "
@@ -173,7 +173,7 @@ def check_linear(student, kind, flag, world_size, cases):
     references = [linear_reference(seed, in_f, out_f, bias, lead) for _, in_f, out_f, bias, seed, lead in cases]
     launches = [linear_launch(kind, flag, world_size, case[0], ref) for case, ref in zip(cases, references)]
     results = launch_cases(student, "rank_linear", world_size, launches, f"{kind} layers on {world_size} ranks")
-    for case, reference, got in zip(cases, references, results):
+    for case, reference, got in zip(cases, references, results, strict=True):
         verify_linear(kind, flag, world_size, case, reference, got)
 
 
@@ -218,7 +218,7 @@ def parallel_linear_rejects_indivisible(student):
                               (4, [("column", 4, 8, 6), ("row", 2, 7, 8)])]:
         results = launch_cases(student, "rank_rejects", world_size, [(case, None) for case in cases],
                                f"from_linear on {world_size} ranks")
-        for (kind, tp, in_f, out_f), got in zip(cases, results):
+        for (kind, tp, in_f, out_f), got in zip(cases, results, strict=True):
             where = f"{layers[kind]}.from_linear(nn.Linear({in_f}, {out_f})), {world_size} ranks in groups of {tp}"
             for rank, raised in enumerate(got):
                 assert raised is not None, f"{where}, rank {rank}: no ValueError"
@@ -249,7 +249,7 @@ def check_mlp(student, world_size, cases):
     launches = [((tp, *args), None) for (tp, *_), (args, _) in zip(cases, references)]
     results = launch_cases(student, "rank_mlp", world_size, launches, f"the MLP on {world_size} ranks")
     split = {"up.weight.grad": 0, "up.bias.grad": 0, "down.weight.grad": 1}  # the rest is whole on every rank
-    for (tp, *_), (_, full), got in zip(cases, references, results):
+    for (tp, *_), (_, full), got in zip(cases, references, results, strict=True):
         for rank, result in enumerate(got):
             for name, want in full.items():
                 assert_tensor(result[name], block(want, tp, rank, split[name]) if name in split else want,
@@ -299,7 +299,7 @@ def check_vocab_ce(student, *cases):
                     for case, (logits, target, _, _) in zip(same, made)]
         results = launch_cases(student, "rank_vocab_ce", world_size, launches,
                                f"vocab_parallel_cross_entropy on {world_size} ranks")
-        for case, (_, _, want, grad), got in zip(same, made, results):
+        for case, (_, _, want, grad), got in zip(same, made, results, strict=True):
             where = describe_vocab_case(**case)
             for rank, result in enumerate(got):
                 assert_tensor(result["loss"], want, **TOLERANCE, where=f"{where}, rank {rank}: loss (a 0-dim tensor)")

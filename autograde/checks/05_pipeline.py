@@ -331,7 +331,7 @@ def schedules_run_on_a_real_pipeline(student):
         for rank, result in enumerate(results):
             for c in range(v):
                 part = ranks.GraderPart(model, c * p + rank, v * p)
-                for (name, w), got in zip(part.named_parameters(), result["grads"][c]):
+                for (name, w), got in zip(part.named_parameters(), result["grads"][c], strict=True):
                     assert_tensor(got, w.grad, rtol=1e-4, atol=1e-6, where=f"{where}, rank {rank}, part "
                                                                            f"{c * p + rank}, {name}.grad")
         print(f"{where}: the loss and every gradient equal one process's "

@@ -105,6 +105,9 @@ def compare_runs(where, got, want, scaler_kwargs):
     assert floats, f"{where}: get_scale() must return a Python float"
     assert type(scales) is torch.Tensor and scales.shape == want_scales.shape, f"{where}: {len(scales)} scales"
     assert type(weights) is torch.Tensor and weights.shape == want_weights.shape, f"{where}: weights {weights.shape}"
+    assert isinstance(returned, list) and len(returned) == len(want_returned), (  # zip() below would hide a short one
+        f"{where}: {len(returned) if isinstance(returned, list) else returned!r} step() returns for "
+        f"{len(want_returned)} steps")
     bad_scale = (scales != want_scales).nonzero().flatten().tolist()
     bad_return = [step for step, (a, b) in enumerate(zip(returned, want_returned)) if a != b]
     bad_weights = (weights != want_weights).any(dim=1).nonzero().flatten().tolist()
@@ -385,7 +388,7 @@ def compare_buckets(student, cases, where):
     """assign_buckets on each (sizes, cap, first) against `where(i)`'s expected buckets."""
     results = student.call("assign_many", [case for case, _ in cases], timeout=120)
     assert len(results) == len(cases), f"assign_many returned {len(results)} results for {len(cases)} cases"
-    for i, (((sizes, cap, first), expected), got) in enumerate(zip(cases, results)):
+    for i, (((sizes, cap, first), expected), got) in enumerate(zip(cases, results, strict=True)):
         call = (f"assign_buckets({sizes if len(sizes) <= 40 else f'<{len(sizes)} sizes>'}, bucket_cap_bytes={cap}, "
                 f"first_bucket_bytes={first})")
         assert not isinstance(got, str), f"{where(i)}: {call} raised {got}"
