@@ -259,9 +259,12 @@ def simulate_pipeline_makespan_and_bubble(student):
             assert isinstance(got, (list, tuple)) and len(got) == len(timeline), (
                 f"{where}: the timeline has {len(got) if isinstance(got, (list, tuple)) else got!r} entries, "
                 f"expected one per op ({len(timeline)})")
+            seen = set()
             for entry in got:
                 assert isinstance(entry, (list, tuple)) and len(entry) == 6, f"{where}: timeline entry {entry!r}"
                 stage, op, mb, chunk, start, end = entry
+                assert (stage, op, mb, chunk) not in seen, f"{where}: {(stage, op, mb, chunk)} is in the timeline twice"
+                seen.add((stage, op, mb, chunk))
                 want = timeline.get((stage, op, mb, chunk))
                 assert want is not None and math.isclose(start, want[0], abs_tol=1e-9) and \
                     math.isclose(end, want[1], abs_tol=1e-9), f"{where}: {entry!r}; expected start and end {want}"
