@@ -6,8 +6,9 @@
 `distlab.TinyTransformer` under `DistributedDataParallel`, its forward pass in `torch.autocast` (fp16: matmuls in 16
 bits, the weights, their gradients and SGD in fp32), the loss scaled by `torch.amp.GradScaler` (dynamic loss
 scaling: Micikevicius et al. 2018, §3.2, with Apex's grow and back-off schedule), and DDP's gradient buckets
-all-reduced in fp16 by `fp16_compress_hook` (half the bytes). Each rank learns its own batch. The script fails unless every all-reduced step moved 2 bytes per parameter (fp16), every rank
-ends with the same weights (DDP's invariant), and the loss fell; rank 0 prints the loss and the scale per step.
+all-reduced in fp16 by `fp16_compress_hook` (half the bytes). Each rank learns its own batch. The script fails unless
+every all-reduced step moved 2 bytes per parameter (fp16), every rank ends with the same weights (DDP's invariant), and
+the loss fell; rank 0 prints the loss and the scale per step.
 `--no-compress` all-reduces in fp32 (4 bytes per parameter).
 """
 from __future__ import annotations
