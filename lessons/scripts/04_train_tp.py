@@ -1,7 +1,7 @@
 """Lesson 4's model trained with DTensor tensor parallelism, as a standalone script: what you would run on a node.
 
     torchrun --standalone --nproc-per-node=2 04_train_tp.py          # 2 ranks on this machine (gloo)
-    torchrun --standalone --nproc-per-node=8 04_train_tp.py          # 8 GPUs of one node (NCCL)
+    torchrun --standalone --nproc-per-node=4 04_train_tp.py          # 4 GPUs of one node (NCCL; 4 heads: at most 4)
 
 `distlab.TinyTransformer` (untied output layer) with every block split Megatron's way (Shoeybi et al. 2019, §3):
 q/k/v and the MLP's first layer `ColwiseParallel` (whole heads per rank), the output projection and the MLP's second
