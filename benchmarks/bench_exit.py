@@ -4,7 +4,7 @@
     python benchmarks/bench_exit.py --runs 10 --four 0 --scripts 01_train_ddp 03_train_resume 06_train_amp
 
 A script that finished its work can still die at exit: with torch 2.13 and gloo, a DDP script that ends with
-`dist.destroy_process_group()` alone aborts in about 1 run of 6 ("terminate called without an active exception",
+`dist.destroy_process_group()` alone aborts in about 1 run of 10 ("terminate called without an active exception",
 SIGABRT; why: src/distlab/shutdown.py). The `control_*` rows are a minimal DDP script (20 backward passes of a
 Linear(32, 32)) that joins and ends as the scripts did (`init_process_group`, `destroy_process_group`), as they do
 now (`distlab.init_distributed`, `distlab.finish`), and with `finish()` after a plain `init_process_group`: the table
@@ -51,7 +51,8 @@ CONTROLS = {  # name: (how it joins, how it ends)
 
 def script_args(name: str, folder: Path) -> list[str]:
     """The arguments a script needs to run in `folder` (each run gets a fresh one)."""
-    needs = {"02_train_fsdp2": ["--out", str(folder / "weights.pt")], "03_train_resume": ["--dir", str(folder / "ckpt")]}
+    needs = {"02_train_fsdp2": ["--out", str(folder / "weights.pt")],
+             "03_train_resume": ["--dir", str(folder / "ckpt")]}
     return needs.get(name, [])
 
 

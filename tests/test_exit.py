@@ -2,7 +2,7 @@
 
     pytest tests/test_exit.py
 
-The soak is the one that catches the abort (torch 2.13, gloo: 5 of 30 runs of a DDP script ending with
+The soak is the one that catches the abort (torch 2.13, gloo: 3 of 50 runs of a DDP script ending with
 `destroy_process_group()` alone died of SIGABRT after their last line; benchmarks/bench_exit.py): any run that does
 not exit 0 fails it. The full soak (50 runs of every script) is `python benchmarks/bench_exit.py`.
 """

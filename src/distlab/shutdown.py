@@ -10,7 +10,8 @@ Why not just `dist.destroy_process_group()` (torch 2.13, gloo): DDP launches its
 (`pt_gloo_runloop`) drop their reference to a finished all-reduce a moment *after* the main thread has been told it
 finished; dropping that Python object needs the GIL. If the main thread is already shutting the interpreter down by
 then, Python ends the worker thread inside a C++ destructor and C++ aborts the process: "terminate called without an
-active exception", SIGABRT, after the script's last line (1 run in 6 of `01_train_ddp.py`; benchmarks/bench_exit.py).
+active exception", SIGABRT, after the script's last line (a small DDP script: 3 runs of 50 in benchmarks/bench_exit.py,
+5 of 30 in another soak).
 `destroy_process_group()` would join those threads first, but only if nothing else still holds the group: a DDP model
 still referenced does, and so did `torch._dynamo` in 2.13 when first imported after the group was made (building DDP
 or any optimizer imports it), which is why `init_distributed` imports it first. Upstream: pytorch/pytorch#190489 (the
