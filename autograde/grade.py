@@ -27,7 +27,10 @@ remaining checks score 0), --cell-timeout seconds per notebook cell (default 60)
 
 nbgrader's working state (gradebook.db, submitted/, autograded/, feedback/) goes to --work (default
 autograde/work/<assignment>, git-ignored), which is emptied first. With --jobs N the students are split into N
-groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/group-<k>.
+groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/group-<k>. One
+notebook never stops another's grading: each is normalised first (autograde/normalise.py: a cell pasted twice, empty
+nbgrader metadata; the corrections are in grades.json), and a student nbgrader left ungraded with its group is graded
+again alone.
 solutions/, exercises/, autograde/ and the submissions are hashed before and after: if anything changed, the
 command says what and exits 3. A manual score or extra credit that appears in the gradebook while grading is reset.
 
