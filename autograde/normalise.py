@@ -25,8 +25,9 @@ def normalise_submission(path: Path, dest: Path) -> list[str]:
     try:
         notebook = json.loads(Path(path).read_text())
         cells = notebook["cells"]
-        assert isinstance(cells, list)
-    except (OSError, ValueError, KeyError, TypeError, AssertionError):
+    except (OSError, ValueError, KeyError, TypeError):
+        cells = None
+    if not isinstance(cells, list):  # not a notebook: nbgrader fails this student alone
         shutil.copy(path, dest)
         return []
     from nbformat import NotebookNode, from_dict

@@ -31,6 +31,8 @@ import sys
 import torch
 import torch.distributed as dist
 
+from . import _worker
+
 GLOO_THREAD = "pt_gloo_runloop"  # the name torch gives each gloo worker thread (c10::setThreadName)
 
 
@@ -60,7 +62,6 @@ def finish() -> None:
     3. If a gloo worker thread is still alive (something still references a group), flush and `os._exit(0)`:
        the interpreter's shutdown would race that thread (see the module docstring). Then this call does not return.
     """
-    from . import _worker
     if _worker.in_launched_rank:
         raise RuntimeError("distlab.finish() ends a script under torchrun; a function run by distlab.launch just "
                            "returns (launch ends its ranks and their group)")
