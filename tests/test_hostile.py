@@ -3,8 +3,9 @@
     pytest tests/test_hostile.py
 
 Each file of tests/hostile/<assignment>/ is one attack (its header says what it does): its code takes the place of
-the first solution cell (or the last, with `# cell: last`), and every other solution cell stays as released, so an
-attack can only score by forging a verdict. Graded in the same run: honest controls, the reference solution and a
+the first solution cell (or the last, with `# cell: last`; or the one named, `# cell: <grade_id>`), and every other
+solution cell stays as released, so an attack can only score by forging a verdict. It must score 0 in every cell, or
+in the cells `# zero:` lists (an attack that forges one part may honestly pass another, e.g. a dict that loads). Graded in the same run: honest controls, the reference solution and a
 noisy honest notebook (warnings, magics, a hook, output, files in its folder: what some attacks also do) must score
 full marks. After the run: no file of the course or of the submissions changed (grade.py exits 3 if one did), no
 process of an attack is left, the instructor's IPython startup folder is untouched, nothing an attack tried to
@@ -54,17 +55,21 @@ def header(path: Path, key: str, default: str = "") -> str:
     return default
 
 
-def make_class(assignment: str, folder: Path) -> dict[str, str]:
-    """Write one submission per attack plus the honest controls; returns {student: "zero" or "full"}."""
+def make_class(assignment: str, folder: Path) -> dict[str, str | list[str]]:
+    """Write one submission per attack plus the honest controls; returns {student: "full", "zero", or the cells that
+    must score zero}."""
     (source,) = notebooks.assignment_notebooks(assignment)
     released = notebooks.EXERCISES / assignment / source.name
     solutions = list(notebooks.solution_cells(source))
     expect = {}
     for attack in sorted((HOSTILE / assignment).glob("*.py")):
-        target = solutions[-1] if header(attack, "cell") == "last" else solutions[0]
+        cell = header(attack, "cell")
+        assert cell in ("", "last", *solutions), f"{attack}: no solution cell {cell!r}"
+        target = solutions[-1] if cell == "last" else cell if cell in solutions else solutions[0]
         notebook = notebooks.make_submission(released, source, {target: attack.read_text()}, fill_solutions=False)
         notebooks.write_notebook(notebook, folder / f"hostile-{attack.stem}" / source.name)
-        expect[f"hostile-{attack.stem}"] = "zero"
+        zero = header(attack, "zero")
+        expect[f"hostile-{attack.stem}"] = [c.strip() for c in zero.split(",")] if zero else "zero"
     notebooks.write_notebook(notebooks.make_submission(released, source), folder / "honest-solution" / source.name)
     noisy = notebooks.make_submission(released, source)
     imports = next(i for i, c in enumerate(noisy["cells"]) if notebooks.grade_id(c) == "imports")
@@ -116,10 +121,15 @@ def test_honest_controls_score_full_marks(hostile_run):
 def test_every_attack_scores_zero(hostile_run):
     students = hostile_run["report"]["students"]
     for student, expected in hostile_run["expect"].items():
+        if expected == "full":
+            continue
+        info = students[student]
+        assert info["status"] in ("graded", "grading failed"), f"{student}: {info['status']}"
         if expected == "zero":
-            info = students[student]
-            assert info["status"] in ("graded", "grading failed"), f"{student}: {info['status']}"
             assert not info.get("score"), f"{student} scored {info.get('score')}: {info.get('cells')}"
+        else:
+            scored = {cell: (info.get("cells") or {}).get(cell) for cell in expected}
+            assert info["status"] == "graded" and not any(scored.values()), f"{student}: {scored}"
 
 
 def test_no_attack_process_is_left(hostile_run):

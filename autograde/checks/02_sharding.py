@@ -263,50 +263,100 @@ def layout(tensors):
     return {key: (t.dtype, tuple(t.shape)) for key, t in tensors.items()}
 
 
-def assert_state_partitioned(results, reference, names, where):
+def assert_state_partitioned(held_by_rank, reference, names, where):
     """Each parameter that has optimizer state in one process has it on exactly one rank, with the same keys, dtypes
-    and shapes (tensors the ranks returned, from the optimizer_cls instances ShardedOptimizer made)."""
-    owners, wanted = {index: [] for index, _ in reference}, {index: layout(t) for index, t in reference}
-    for rank, result in enumerate(results):
-        for index, tensors in result["held"]:
+    and shapes (tensors the ranks returned, from the optimizer_cls instances ShardedOptimizer made). Returns
+    {parameter index: (owner, its state tensors)}."""
+    owners, wanted, found = {index: [] for index, _ in reference}, {i: layout(t) for i, t in reference}, {}
+    for rank, held in enumerate(held_by_rank):
+        for index, tensors in held:
             assert index in owners, (f"{where}, rank {rank}: optimizer state for a tensor that is not one of the "
                                      f"model's trainable parameters (give optimizer_cls the parameters themselves)")
             owners[index].append(rank)
+            found[index] = rank, tensors
             assert layout(tensors) == wanted[index], (f"{where}, rank {rank}: the state kept for {names[index]} is "
                                                       f"{layout(tensors)}, the optimizer's is {wanted[index]}")
     for index, holders in owners.items():
         assert len(holders) == 1, (f"{where}: {names[index]} has optimizer state on ranks {holders}; exactly one rank, "
                                    f"its owner, must keep it (with its own optimizer_cls instance)")
+    return found
+
+
+def assert_close(got, want, what, where, rtol=1e-3):
+    """float64 values of the state arithmetic, close relative to the largest of `want`."""
+    scale = want.abs().max().item()
+    assert torch.allclose(got, want, rtol=rtol, atol=rtol * scale + 1e-12), (
+        f"{where}: {what} (largest difference {(got - want).abs().max().item():.3g}, of values up to {scale:.3g})")
+
+
+def assert_adamw_history(history, initial, kwargs, names, where):
+    """The state each owner's AdamW keeps is the one its steps used, step after step: its step count is the number of
+    steps, its moments follow from the previous ones (exp_avg_sq = beta2 * before + (1 - beta2) * g^2, with the
+    gradient g that exp_avg's change implies), and the owner's copy of the parameter moved by exactly the update they
+    give. True of any gradients (a wrong average is judged by the other cells), false of a state re-made or dropped
+    between steps. `history`: per step, ({index: (owner, state)}, [each rank's parameters])."""
+    lr, decay, eps = kwargs.get("lr", 1e-3), kwargs.get("weight_decay", 1e-2), kwargs.get("eps", 1e-8)
+    beta1, beta2 = kwargs.get("betas", (0.9, 0.999))
+    moments = {}  # {index: (exp_avg, exp_avg_sq)} after the previous step
+    for t, (owned, parameters) in enumerate(history, start=1):
+        for index, (rank, state) in owned.items():
+            here = f"{where}, after step {t}, {names[index]} (owned by rank {rank})"
+            count = state["step"].double().item()
+            assert count == t, f"{here}: the optimizer's step count is {count:g}: its state was not kept between steps"
+            m, v = state["exp_avg"].double(), state["exp_avg_sq"].double()
+            m0, v0 = moments.get(index, (torch.zeros_like(m), torch.zeros_like(v)))
+            g = (m - beta1 * m0) / (1 - beta1)
+            assert_close(v, beta2 * v0 + (1 - beta2) * g * g, "exp_avg_sq is not what the state before this step and "
+                         "its gradient make: the state was not kept between steps", here)
+            old = (history[t - 2][1][rank] if t > 1 else initial)[index].double()
+            new = parameters[rank][index].double()
+            update = (m / (1 - beta1 ** t)) / ((v / (1 - beta2 ** t)).sqrt() + eps)
+            assert_close(new - old * (1 - lr * decay), -lr * update, "the parameter did not move by the update this "
+                         "state gives: it is not the state its optimizer stepped with", here)
+            moments[index] = m, v
 
 
 def assert_kept_memory_report(results, plain, where):
-    """The ranks' own report (a claim) of what ShardedOptimizer kept allocated after step() (distlab.track_memory):
+    """The ranks' own report (a claim) of what ShardedOptimizer kept allocated after each step() (distlab.track_memory):
     catches state or buffers kept beside the optimizer_cls instances, which the returned state cannot show."""
-    kept = [result["kept_bytes"] for result in results]
-    for rank, nbytes in enumerate(kept):
-        assert nbytes <= plain / 2, (f"{where}: rank {rank} kept {nbytes} bytes allocated after step(), AdamW alone "
-                                     f"keeps {plain} for the whole model: is the optimizer state really sharded?")
-    assert sum(kept) <= 1.6 * plain, (
-        f"{where}: the ranks together kept {sum(kept)} bytes allocated, {sum(kept) / plain:.2f} x AdamW's {plain}")
+    for step in range(STATE_STEPS):
+        kept = [result["kept_bytes"][step] for result in results]
+        for rank, nbytes in enumerate(kept):
+            assert nbytes <= plain / 2, (f"{where}: after step {step + 1}, rank {rank} kept {nbytes} bytes allocated, "
+                                         f"AdamW alone keeps {plain} for the whole model: is the optimizer state "
+                                         f"really sharded?")
+        assert sum(kept) <= 1.6 * plain, (f"{where}: after step {step + 1}, the ranks together kept {sum(kept)} bytes "
+                                          f"allocated, {sum(kept) / plain:.2f} x AdamW's {plain}")
+
+
+STATE_STEPS = 3  # steps of the memory check: a state dropped after a step to look small shows in the next one
 
 
 @check
 def sharded_optimizer_state_is_sharded(student):
-    """Measured: the optimizer state ShardedOptimizer keeps after step() is at most half of AdamW's on each of 4 (and
-    3) ranks, each parameter's on one rank only, and all ranks together hold about one copy."""
+    """Measured: the optimizer state ShardedOptimizer keeps after each step() is at most half of AdamW's on each of 4
+    (and 3) ranks, each parameter's on one rank only (the state its steps used), and all ranks together hold about
+    one copy."""
     kwargs = {"lr": 0.01}
     reference = reference_state("wide", "AdamW", kwargs)
     plain = state_nbytes(reference)
     names = [name for name, _ in ranks.make_net("wide").named_parameters()]
+    initial = [p.detach() for p in ranks.make_net("wide").parameters()]
+    batches = [batch("wide", step) for step in range(STATE_STEPS)]
     for world_size in (4, 3):
         where = f"{world_size} ranks"
-        x, y = batch("wide", 0)
         results = student.launch("rank_optimizer_state", world_size, args=("wide", "AdamW", kwargs),
-                                 rank_args=[share[0] for share in shares([(x, y)], world_size)], **LAUNCH)
-        assert_state_partitioned(results, reference, names, where)
-        held = [state_nbytes(result["held"]) for result in results]
+                                 rank_args=[(share,) for share in shares(batches, world_size)], **LAUNCH)
+        assert all(isinstance(r, dict) and len(r.get("steps", [])) == len(r.get("kept_bytes", [])) == STATE_STEPS
+                   for r in results), f"{where}: a rank did not report its {STATE_STEPS} steps"
+        history = [(assert_state_partitioned([r["steps"][t]["held"] for r in results], reference, names,
+                                             f"{where}, after step {t + 1}"),
+                    [r["steps"][t]["parameters"] for r in results]) for t in range(STATE_STEPS)]
+        assert_adamw_history(history, initial, kwargs, names, where)
+        held = [state_nbytes(r["steps"][-1]["held"]) for r in results]
         for rank, nbytes in enumerate(held):
             assert nbytes <= plain / 2, (f"{where}: rank {rank} keeps {nbytes} bytes of optimizer state, AdamW alone "
                                          f"keeps {plain} for the whole model: is the optimizer state really sharded?")
         assert_kept_memory_report(results, plain, where)
-        print(f"{world_size} ranks: each keeps {held} bytes of optimizer state; AdamW alone keeps {plain}")
+        print(f"{world_size} ranks: each keeps {held} bytes of optimizer state after each of {STATE_STEPS} steps, the "
+              f"state its own steps used; AdamW alone keeps {plain}")

@@ -126,19 +126,27 @@ def state_of(optimizers, params):
             for optimizer in optimizers for p, state in optimizer.state.items()]
 
 
-def rank_optimizer_state(kind, optimizer_name, kwargs, x, y):
-    """One ShardedOptimizer step on this rank's share (x, y) of a batch; returns the state of every optimizer_cls
-    instance it made (copies) and the bytes distlab.track_memory saw kept by the optimizer (the rank's own report)."""
+def rank_optimizer_state(kind, optimizer_name, kwargs, shares):
+    """ShardedOptimizer trained one step on this rank's share (x, y) of each batch in `shares`. After each step: the
+    bytes distlab.track_memory saw kept by the optimizer (the rank's own report), the state of every optimizer_cls
+    instance it made (copies) and this rank's parameters. Several steps: a state dropped after a step to look small
+    shows in the next one (its step count, and the update it makes)."""
     model = make_net(kind)
-    loss_of(kind, model, x, y).backward()
     params = list(model.parameters())
     storages = [p.untyped_storage().data_ptr() for p in params]
     optimizer_cls, made = recording(getattr(torch.optim, optimizer_name))
+    kept, after = [], []
     with distlab.track_memory() as mem:  # what the optimizer allocates and keeps
         optimizer = ShardedOptimizer(model.parameters(), optimizer_cls, **kwargs)  # noqa: F821
-        optimizer.step()
-        for p in params:
-            p.grad = None  # gradients are not optimizer state, even when step() made new ones
-    renewed = sum(p.untyped_storage().nbytes() for p, storage in zip(params, storages)
-                  if p.untyped_storage().data_ptr() != storage)  # a parameter given new storage is the model's
-    return {"held": state_of(made, params), "kept_bytes": mem.live - renewed}
+        for x, y in shares:
+            with mem.paused():  # the gradients are the model's, not the optimizer's
+                loss_of(kind, model, x, y).backward()
+            optimizer.step()
+            for p in params:
+                p.grad = None  # gradients are not optimizer state, even when step() made new ones
+            renewed = sum(p.untyped_storage().nbytes() for p, storage in zip(params, storages)
+                          if p.untyped_storage().data_ptr() != storage)  # a parameter given new storage is the model's
+            kept.append(mem.live - renewed)
+            with mem.paused():
+                after.append({"held": state_of(made, params), "parameters": [p.detach().clone() for p in params]})
+    return {"kept_bytes": kept, "steps": after}

@@ -23,10 +23,13 @@ import numpy as np
 import torch
 
 import distlab
-from autograde.checks._common import StudentError, assert_number, assert_tensor, check
+from autograde.checks._common import StudentError, assert_number, assert_tensor, check, generator
 
 ranks = importlib.import_module("autograde.checks.03_fault_tolerance_ranks")  # the training harness, for references
 REFERENCES = {}  # {key: reference run}: the same for every student, computed once per grading process
+# The seed the trainings that get captured start from: secret, drawn per grading run. A restore is never told it, so
+# replaying the public harness from its start cannot stand in for restoring what was captured.
+TRAINING_SEED = int(torch.randint(0, 2**31 - 200, (1,), generator=generator("03 training seed")))
 
 
 # --- helpers ------------------------------------------------------------------------------------------------------
@@ -330,10 +333,10 @@ def generators_kept_one_thread():
 
 
 def single_process_reference(total_steps):
-    """The training that never stopped, in this process: its losses and final parameters."""
+    """The training that never stopped, in this process (from the secret seed): its losses and final parameters."""
     if ("plain", total_steps) not in REFERENCES:
         with generators_kept_one_thread():
-            REFERENCES["plain", total_steps] = ranks.train_plain(total_steps)
+            REFERENCES["plain", total_steps] = ranks.train_plain(total_steps, seed=TRAINING_SEED)
     return REFERENCES["plain", total_steps]
 
 
@@ -352,9 +355,10 @@ def assert_continues_exactly(result, expected, steps_before, where):
 def training_state_round_trip(student):
     """restore_training_state(capture_training_state(...)) continues training bit-identically in one process, returns
     the step, and the capture is a snapshot."""
-    for steps_before, steps_after in [(3, 4), (0, 3), (7, 5)]:
+    for token, (steps_before, steps_after) in enumerate([(3, 4), (0, 3), (7, 5)]):
         where = f"captured at step {steps_before}, restored into fresh objects"
-        result = run(student, where, "rank_training_round_trip", steps_before, steps_after)
+        run(student, where, "rank_capture_then_train", token, steps_before, steps_after, TRAINING_SEED)
+        result = run(student, where, "rank_restore_then_train", token, steps_after)  # never told the seed
         assert result["step"] == steps_before, (f"{where}: restore_training_state returned {result['step']!r}, "
                                                 f"expected the captured step {steps_before}")
         assert_continues_exactly(result, single_process_reference(steps_before + steps_after), steps_before, where)
@@ -363,10 +367,12 @@ def training_state_round_trip(student):
 
 
 def reference_on_ranks(total_steps, world_size):
-    """The run that never failed, on `world_size` gloo ranks started from here (trusted code only, no checkpoints)."""
+    """The run that never failed, on `world_size` gloo ranks started from here (trusted code only, no checkpoints),
+    from the secret seed."""
     if ("ranks", total_steps, world_size) not in REFERENCES:
         REFERENCES["ranks", total_steps, world_size] = distlab.launch(
-            ranks.train_on_rank, world_size, args=(None, total_steps), timeout=120, collective_timeout=30,
+            ranks.train_on_rank, world_size, args=(None, total_steps, None, None, False, TRAINING_SEED), timeout=120,
+            collective_timeout=30,
             backend="gloo", output="hide")
     return REFERENCES["ranks", total_steps, world_size]
 
@@ -384,11 +390,12 @@ def crash_plans():
 
 
 def crash_and_resume(student, folder, plan, where):
-    """Run the plan's killed attempts, each resuming from the last checkpoint, then the final resumed run."""
+    """Run the plan's killed attempts, each resuming from the last checkpoint, then the final resumed run. Only the
+    first attempt is told the secret seed."""
     world_size, total_steps, every, crashes = plan
     for attempt, (rank, step) in enumerate(crashes):
         report = run(student, where, "rank_train_run", folder, total_steps, every, world_size, (rank, step),
-                     attempt > 0)
+                     attempt > 0, None if attempt else TRAINING_SEED)
         ended = "the run finished" if "ranks" in report else f"rank {report.get('crashed')} was killed"
         assert report.get("crashed") == rank, f"{where}: expected rank {rank} to be killed at step {step}; {ended}"
     return run(student, where, "rank_train_run", folder, total_steps, every, world_size, None, True)["ranks"]

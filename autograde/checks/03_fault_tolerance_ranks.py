@@ -254,32 +254,45 @@ def rank_capture_bytes(steps):
     return as_file(capture_training_state(model, optimizer, scheduler, steps))  # noqa: F821
 
 
-def rank_training_round_trip(steps_before, steps_after):
-    """Train, capture, train on (the capture must not change); restore into fresh objects and train as many steps:
-    the step restore returned, and the restored run's losses and parameters."""
+CAPTURED = {}  # {token: a state capture_training_state returned}, between rank_capture_then_train and the restore
+
+
+def rank_capture_then_train(token, steps_before, steps_after, seed):
+    """Train `steps_before` steps from `seed` (the grader's secret), capture, then train `steps_after` more (the
+    capture must not change); keeps the capture for rank_restore_then_train under `token`."""
     data = make_data()
     model, optimizer, scheduler = make_training()
-    seed_everything(1)
+    seed_everything(seed)
     for _ in range(steps_before):
         train_step(model, optimizer, scheduler, data)
-    state = capture_training_state(model, optimizer, scheduler, steps_before)  # noqa: F821
+    CAPTURED[token] = capture_training_state(model, optimizer, scheduler, steps_before)  # noqa: F821
     for _ in range(steps_after):
         train_step(model, optimizer, scheduler, data)
+
+
+def rank_restore_then_train(token, steps_after):
+    """Restore the capture kept under `token` into freshly built objects, with the generators drawn anew (this request
+    never gets the seed the capture's run started from: only a restore of what was captured continues that run), and
+    train `steps_after` steps: the step restore returned, and the restored run's losses and parameters."""
+    state = CAPTURED.pop(token)
     model, optimizer, scheduler = make_training(seed=5)  # freshly built: other weights, other generator states
-    seed_everything(99)
+    seed_everything(int.from_bytes(os.urandom(4), "big"))
     step = restore_training_state(state, model, optimizer, scheduler)  # noqa: F821
+    data = make_data()
     losses = [train_step(model, optimizer, scheduler, data) for _ in range(steps_after)]
     return {"step": as_step(step), "losses": losses, "parameters": parameters_of(model)}
 
 
-def train_on_rank(folder, total_steps, every=None, crash=None, resume=False):
+def train_on_rank(folder, total_steps, every=None, crash=None, resume=False, seed=100):
     """On each rank: train to `total_steps`, checkpointing every `every` steps (none if None) with the student's
     capture, resuming from the last complete checkpoint with their restore; `crash` = (rank, step) SIGKILLs a rank.
+    A fresh run draws its random streams from `seed` + rank (the grader's secret); a resumed run is never told that
+    seed (its generators start anywhere): only the restore of what was captured continues that run.
     Returns this rank's parameters and {step: loss} of the steps it ran."""
     rank = dist.get_rank()
     data = make_data()
     model, optimizer, scheduler = make_training()
-    seed_everything(100 + rank)  # every rank draws its own random streams
+    seed_everything(int.from_bytes(os.urandom(4), "big") if resume else seed + rank)  # each rank its own streams
     fail = distlab.FailAt(*crash) if crash is not None else None
     step = resume_from_checkpoint(folder, rank, model, optimizer, scheduler) if resume else 0
     resumed_at, losses = (step if resume else None), {}
@@ -314,10 +327,11 @@ def write_checkpoint(folder, rank, step, model, optimizer, scheduler):
         open(os.path.join(folder, f"complete-{step}"), "w").close()
 
 
-def rank_train_run(folder, total_steps, every, world_size, crash=None, resume=False):
-    """One launch of train_on_rank: {"ranks": per-rank results}, or {"crashed": rank, "signal": name} if a rank died."""
+def rank_train_run(folder, total_steps, every, world_size, crash=None, resume=False, seed=None):
+    """One launch of train_on_rank: {"ranks": per-rank results}, or {"crashed": rank, "signal": name} if a rank died.
+    `seed`: the fresh attempt's (a resumed one gets None)."""
     try:
-        results = distlab.launch(train_on_rank, world_size, args=(folder, total_steps, every, crash, resume),
+        results = distlab.launch(train_on_rank, world_size, args=(folder, total_steps, every, crash, resume, seed),
                                  timeout=20, collective_timeout=5, backend="gloo",
                                  output="by_rank" if crash is None else "hide")
     except distlab.RankCrashed as crash_report:
