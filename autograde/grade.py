@@ -23,7 +23,9 @@ check autograde/checks/<assignment>.py::<grade_id> decides, in the grader, from 
 command refuses, unless --unsafe-no-sandbox (then the CSV's `sandbox` column says `none (unsafe)`).
 
 Limits: --budget seconds per student (default 300: past it, the sandbox and everything in it is killed and the
-remaining checks score 0), --cell-timeout seconds per notebook cell (default 60), printed output capped per cell.
+remaining checks score 0), --cell-timeout seconds per notebook cell (default 60), printed output capped per cell;
+--memory-gib and --tasks for all of one student's processes together, in a control group of its own where the
+system lets the grader make one (autograde/cgroup.py; grades.json's limits say whether it did).
 
 nbgrader's working state (gradebook.db, submitted/, autograded/, feedback/) goes to --work (default
 autograde/work/<assignment>, git-ignored), which is emptied first. With --jobs N the students are split into N
@@ -52,6 +54,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
 from autograde import notebooks  # noqa: E402
+from autograde.cgroup import MEMORY_BYTES, TASKS, StudentGroup  # noqa: E402
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes  # noqa: E402
 from autograde.normalise import normalise_submission  # noqa: E402
 from autograde.report import summary_table, write_csv  # noqa: E402
@@ -78,6 +81,11 @@ def main(argv=None) -> int:
                         help="seconds one student's notebook may take in all, in its sandbox (default 300)")
     parser.add_argument("--cell-timeout", type=float, default=60.0,
                         help="seconds one cell of a student's notebook may run (default 60)")
+    parser.add_argument("--memory-gib", type=float, default=4.0,
+                        help="GiB of memory one student's sandbox may use, all its processes together (default 4), "
+                             "where the system lets the grader make a control group (grades.json says if it did)")
+    parser.add_argument("--tasks", type=int, default=512,
+                        help="processes and threads one student's sandbox may run at once (default 512; same)")
     parser.add_argument("--shard", type=parse_shard, default=(0, 1), metavar="K/N",
                         help="grade only part K of N (K from 0 to N-1; students in sorted order, every N-th); "
                              "combine the parts' --out folders with autograde/merge.py")
@@ -111,7 +119,8 @@ def main(argv=None) -> int:
     if problem:
         parser.error(f"refusing to grade without a sandbox: {problem}. (--unsafe-no-sandbox grades anyway, without "
                      f"protection: only for code you trust)")
-    limits = {"sandbox": not args.unsafe_no_sandbox, "budget_s": args.budget, "cell_timeout_s": args.cell_timeout}
+    limits = {"sandbox": not args.unsafe_no_sandbox, "budget_s": args.budget, "cell_timeout_s": args.cell_timeout,
+              "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks}
     try:
         report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout, limits,
                        args.shard)
@@ -140,7 +149,10 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
           timeout: float | None = None, limits: dict | None = None, shard: tuple[int, int] = (0, 1)) -> dict:
     """Grade every student folder of `submissions` (or part `shard` = (K, N) of them); write grades.csv,
     grades.json, feedback/, grading.log to `out`."""
-    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, **(limits or {})}
+    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, "memory_bytes": MEMORY_BYTES, "tasks": TASKS,
+              **(limits or {})}
+    limits["control_group"] = (StudentGroup.available(limits["memory_bytes"], limits["tasks"]) if limits["sandbox"]
+                               else "none: no sandbox")
     names = [p.stem for p in notebooks.assignment_notebooks(assignment)]
     students = collect(submissions, assignment, names)
     students = {s: info for i, (s, info) in enumerate(students.items()) if i % shard[1] == shard[0]}
@@ -181,7 +193,9 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
 
         started = time.time()
         sandboxed = [f"--SandboxedExecute.sandbox={limits['sandbox']}", f"--SandboxedExecute.budget_s={limits['budget_s']}",
-                     f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}"]
+                     f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}",
+                     f"--SandboxedExecute.memory_bytes={limits['memory_bytes']}",
+                     f"--SandboxedExecute.tasks={limits['tasks']}"]
         logs = _run_groups(["autograde", assignment, "--force", *sandboxed], group_work, work, timeout, groups)
         # nbgrader gives up on a group at some errors: whoever it left ungraded is graded again, each student alone
         for folder, group in zip(group_work, groups):

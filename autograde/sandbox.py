@@ -35,8 +35,14 @@ import torch
 
 from autograde.bwrap import (SANDBOX_WORKER, WORKER, bwrap_command, sandbox_env,  # noqa: F401 - re-exported
                              apply_limits, sandbox_problem, set_limits)
+from autograde.cgroup import StudentGroup
 
 MAX_FRAME = 64 * 2**20  # bytes of one reply; a larger one ends the sandbox
+# What a reply's torch.save archive may hold beside its tensors' raw bytes (which load at memory speed): loading a
+# pickle costs ~0.3 s a MiB and ~50 us a tensor, so these bound a reply's load to about a second. The largest honest
+# replies of the seven sets: a 250 KB pickle, 342 tensors (measured with autograde/try_checks.py).
+MAX_PICKLE = 2 * 2**20
+MAX_ENTRIES = 5_000
 OUTPUT_CAP = 64 * 1024  # characters of printed output kept per request
 ERROR_CAP = 8 * 1024  # characters of a student's error message, and of its traceback, kept
 RAW_OUTPUT_CAP = 64 * 1024  # bytes kept of what the worker writes to its own stdout/stderr file descriptors
@@ -89,8 +95,13 @@ class Submission:
 
     def __init__(self, cells: list[str], rank_source: str = "", *, sandbox: bool = True,
                  budget_s: float = STUDENT_BUDGET_S, cell_timeout_s: float = CELL_TIMEOUT_S,
-                 rank_filename: str = "<rank-side procedures>", preload_dynamo: bool = True):
+                 rank_filename: str = "<rank-side procedures>", preload_dynamo: bool = True,
+                 label: str = "student", memory_bytes: int | None = None, tasks: int | None = None):
         self.cells, self.rank_source, self.sandbox = list(cells), rank_source, sandbox
+        # one control group bounds everything of this submission together, where the system offers one
+        limits = {k: v for k, v in (("memory_bytes", memory_bytes), ("tasks", tasks)) if v is not None}
+        self.group = StudentGroup.create(label, **limits) if sandbox else None
+        self.group_peak: dict | None = None  # the group's peak use, once the submission is closed
         self.preload_dynamo = preload_dynamo  # False: the ranks never build an optimizer or DDP (3 s less per start)
         self.rank_filename = rank_filename
         self.cell_timeout_s = cell_timeout_s
@@ -151,6 +162,9 @@ class Submission:
 
     def __exit__(self, *exc):
         self.close()
+        if self.group is not None:
+            self.group_peak = self.group.peak()
+            self.group.remove()
 
     def close(self):
         if self.process is not None:
@@ -202,12 +216,19 @@ class Submission:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
                                             pass_fds=(requests_read, replies_write), env=env,
                                             start_new_session=True, cwd=None if self.sandbox else "/tmp",
-                                            preexec_fn=set_limits if self.sandbox else apply_limits)
+                                            preexec_fn=self._prepare_child if self.sandbox else apply_limits)
         finally:
             for fd in (requests_read, replies_write, raw_write):
                 os.close(fd)
         self._raw_thread = threading.Thread(target=self._drain_raw, args=(raw_read,), daemon=True)
         self._raw_thread.start()
+
+    def _prepare_child(self):
+        """In the child, before bwrap starts: into the student's group (while still allowed to: before dropping
+        root), then the rlimits and the user `nobody` (set_limits)."""
+        if self.group is not None:
+            self.group.join()
+        set_limits()
 
     def _drain_raw(self, fd):
         with os.fdopen(fd, "rb", buffering=0) as raw:
@@ -327,22 +348,27 @@ def _capped(text) -> str:
 
 
 def _not_as_torch_saves(payload: bytes) -> str | None:
-    """Why `payload` is not a zip as torch.save writes it (every entry stored, uncompressed), or None.
+    """Why `payload` is not a zip as torch.save writes it (every entry stored, uncompressed), or is one that would
+    take long to load (MAX_PICKLE, MAX_ENTRIES), or None.
 
     A frame is capped at MAX_FRAME bytes, but a DEFLATE entry of 300 KB can inflate to gigabytes inside torch.load;
-    torch.save never compresses, so a compressed entry is refused before anything is inflated."""
+    torch.save never compresses, so a compressed entry is refused before anything is inflated. A 48 MB pickle of
+    small objects took the grader ~20 s to load, past the request's deadline."""
     try:
         with zipfile.ZipFile(io.BytesIO(payload)) as archive:
             entries = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
         return f"not a zip ({exc})"
-    if len(entries) > 100_000:
-        return f"{len(entries)} entries"
+    if len(entries) > MAX_ENTRIES:
+        return f"{len(entries)} entries (tensors), more than {MAX_ENTRIES}"
     compressed = [e.filename for e in entries if e.compress_type != zipfile.ZIP_STORED]
     if compressed:
         return f"{len(compressed)} compressed entries (e.g. {compressed[0][:80]!r})"
     if sum(e.file_size for e in entries) > MAX_FRAME:
         return f"entries of more than {MAX_FRAME} bytes in all"
+    pickled = sum(e.file_size for e in entries if e.filename.endswith(".pkl"))
+    if pickled > MAX_PICKLE:
+        return f"a pickle of {pickled} bytes, more than {MAX_PICKLE} (only tensors' own bytes may be large)"
     return None
 
 

@@ -17,8 +17,9 @@ import time
 import traceback
 
 from nbformat.v4 import new_output
-from traitlets import Bool, Float
+from traitlets import Bool, Float, Int
 
+from autograde.cgroup import MEMORY_BYTES, TASKS
 from autograde.checks._common import checks_of, rank_source, ranks_build_optimizers
 from autograde.sandbox import CELL_TIMEOUT_S, STUDENT_BUDGET_S, SandboxError, StudentError, Submission
 
@@ -32,6 +33,9 @@ class SandboxedExecute(NbGraderPreprocessor):
     sandbox = Bool(True, help="Run the student's code in bubblewrap (False: unsafe, a plain process)").tag(config=True)
     budget_s = Float(STUDENT_BUDGET_S, help="Seconds one student's notebook may take in all").tag(config=True)
     cell_timeout_s = Float(CELL_TIMEOUT_S, help="Seconds one of the student's cells may take").tag(config=True)
+    memory_bytes = Int(MEMORY_BYTES, help="Bytes of memory of one student's sandbox, all processes together, where "
+                                          "a control group can be made").tag(config=True)
+    tasks = Int(TASKS, help="Processes and threads of one student's sandbox (same)").tag(config=True)
 
     def preprocess(self, nb, resources):
         assignment = resources["nbgrader"]["assignment"]
@@ -41,7 +45,9 @@ class SandboxedExecute(NbGraderPreprocessor):
         with Submission([cell.source for cell in code], rank_source(assignment), sandbox=self.sandbox,
                         budget_s=self.budget_s, cell_timeout_s=self.cell_timeout_s,
                         rank_filename=f"autograde/checks/{assignment}_ranks.py",
-                        preload_dynamo=ranks_build_optimizers(assignment)) as student:
+                        preload_dynamo=ranks_build_optimizers(assignment),
+                        label=str(resources["nbgrader"].get("student") or "student"), memory_bytes=self.memory_bytes,
+                        tasks=self.tasks) as student:
             verdicts = {}
             for grade_id, fn in checks.items():
                 if any(_grade_id(cell) == grade_id for cell in nb.cells):

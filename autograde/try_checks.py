@@ -4,7 +4,7 @@
     python autograde/try_checks.py 02_sharding path/to/notebook.ipynb
     DISTLAB_GRADING_SEED=7 python autograde/try_checks.py 02_sharding   # replay one draw of the checks' inputs
 
-Prints each check's verdict and time. The real grading (scores, feedback) is autograde/grade.py.
+Prints each check's verdict and time, and the sandbox's peak memory and tasks (where it has a control group). The real grading (scores, feedback) is autograde/grade.py.
 """
 import sys
 import time
@@ -12,6 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
 from autograde import notebooks  # noqa: E402
+from autograde.cgroup import StudentGroup  # noqa: E402
 from autograde.checks._common import GRADING_SEED, checks_of, rank_source  # noqa: E402
 from autograde.sandbox import Submission  # noqa: E402
 from autograde.sandboxed_execute import run_check  # noqa: E402
@@ -31,6 +32,9 @@ def main(assignment: str, notebook: str | None = None) -> int:
             failed += bool(errors)
             verdict = f"FAILED: {errors[0]['evalue'][:500]}" if errors else "passed"
             print(f"{time.monotonic() - started:6.1f} s  {name}: {verdict}")
+    peak = student.group_peak
+    print(f"the sandbox's peak: {peak['memory_bytes'] / 2**20:.0f} MiB, {peak['tasks']} tasks ({student.group.describe()})"
+          if peak else f"no control group: {StudentGroup.why_none()}")
     return 1 if failed else 0
 
 

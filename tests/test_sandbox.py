@@ -18,6 +18,7 @@ import torch
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from autograde.cgroup import StudentGroup  # noqa: E402
 from autograde.sandbox import ERROR_CAP, OUTPUT_CAP, SandboxError, StudentError, Submission, sandbox_problem  # noqa: E402
 
 pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
@@ -223,12 +224,68 @@ def bomb():
             student.call("bomb")
 
 
+@pytest.mark.parametrize("payload, refused", [("list(range(2_000_000))", "a pickle of"),
+                                             ("[torch.zeros(1) for _ in range(20_000)]", "entries")])
+def test_a_reply_that_would_load_slowly_is_refused_unloaded(payload, refused):
+    """A 48 MB reply of small objects took ~20 s to load (issue 31), outside the request's deadline: a reply's pickle
+    and its count of tensors are bounded before it is loaded; its tensors' own bytes may be large."""
+    slow = f"""
+import torch
+def slow():
+    return {payload}
+def big():
+    return torch.zeros(4 * 2**20)
+"""
+    with Submission([slow]) as student:
+        assert student.call("big").numel() == 4 * 2**20  # 16 MB of tensor data loads at once
+        started = time.monotonic()
+        with pytest.raises(SandboxError, match=refused):
+            student.call("slow")
+        assert time.monotonic() - started < 10
+
+
+SPAWN = """
+import threading
+def spawn(count):
+    stop, started = threading.Event(), 0
+    try:
+        for _ in range(count):
+            threading.Thread(target=stop.wait, daemon=True).start()
+            started += 1
+    except RuntimeError:  # can't start new thread: the group's task limit
+        pass
+    stop.set()
+    return started
+def hog(gib):
+    import torch
+    return torch.ones(int(gib * 2**28)).sum().item()  # float32: gib GiB, every page written
+"""
+
+
+@pytest.mark.skipif(StudentGroup.available().startswith("none"), reason=StudentGroup.available())
+def test_a_student_is_bounded_by_its_own_control_group():
+    """Issue 31: rlimits are per process, or per user (shared by students graded side by side). One group bounds a
+    student's processes and threads together, and its memory: past it, the kernel ends that student's process, not
+    the grader."""
+    with Submission([SPAWN], tasks=64, memory_bytes=2**30) as student:
+        folders = list(student.group.folders.values())
+        started = student.call("spawn", 200)
+        assert 10 < started < 64, f"{started} threads started under a limit of 64 tasks"
+        assert student.call("hog", 0.25) == 2**26  # 256 MiB fits
+        with pytest.raises(SandboxError):
+            student.call("hog", 2)  # 2 GiB does not: the OOM killer ends the worker
+        assert student.call("spawn", 3) == 3  # a fresh sandbox, in the same group
+    assert student.group_peak["memory_bytes"] <= 2**30 and student.group_peak["tasks"] <= 64
+    assert not any(folder.exists() for folder in folders), "the group outlived the submission"
+
+
 def test_a_huge_error_message_is_capped_by_the_grader():
-    """The worker caps an error's text, but it runs in the student's process: patched, it sends 4 MB (issue 31: five
-    such errors made a 25 MiB graded notebook). The grader keeps ERROR_CAP characters."""
+    """The worker caps an error's text, but it runs in the student's process: patched, it sends 1.2 MB (issue 31:
+    five errors of 4 MB made a 25 MiB graded notebook; a reply of more than MAX_PICKLE is refused unread). The grader
+    keeps ERROR_CAP characters."""
     loud = ("import gc\nworker = next(o for o in gc.get_objects() if isinstance(o, dict) and 'CappedText' in o "
             "and 'describe' in o)\nworker['describe'] = lambda exc: {'type_names': ['ValueError'], "
-            "'message': 'x' * 4_000_000, 'traceback': 'y' * 4_000_000}\ndef shout():\n    raise ValueError('loud')")
+            "'message': 'x' * 600_000, 'traceback': 'y' * 600_000}\ndef shout():\n    raise ValueError('loud')")
     with Submission([loud]) as student:
         with pytest.raises(StudentError) as caught:
             student.call("shout")

@@ -1,0 +1,158 @@
+"""A control group per student: one bound on the tasks (processes and threads) and the memory of everything in one
+student's sandbox together, where the system lets the grader make one.
+
+    group = StudentGroup.create("alice")      # None where the system offers none: `why_none()` says why
+    subprocess.Popen(..., preexec_fn=group.join)   # the child and everything it starts are in the group
+    group.peak()                              # {"memory_bytes": ..., "tasks": ...} the most it used at once
+    group.remove()                            # once its processes are gone
+
+Per-process rlimits alone do not bound a student: RLIMIT_DATA is per process (a notebook can start many), and
+RLIMIT_NPROC counts every process of the sandbox's user, so students graded side by side (`--jobs`) share it. A group
+counts the whole student, and only that student: past TASKS, fork and thread creation fail in the sandbox; past
+MEMORY_BYTES, the kernel's OOM killer ends a process of that sandbox (the check fails, the next one starts a fresh
+sandbox), never the grader's or another student's.
+
+Two kinds of system, tried in order:
+- cgroup v2 (one hierarchy, `/sys/fs/cgroup/cgroup.controllers`): a child of the grader's own group, when that group
+  is writable and delegates the `memory` and `pids` controllers (e.g. `systemd-run --user --scope -p Delegate=yes`, or
+  a container that gives the grader its own group);
+- cgroup v1 (`/sys/fs/cgroup/memory`, `/sys/fs/cgroup/pids`, writable by root): a child of the grader's group in
+  each of the two hierarchies.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+# An honest student of any set peaks at 325-400 MiB and 18-42 tasks (autograde/try_checks.py, 4 ranks): ~10x that.
+MEMORY_BYTES = 4 * 2**30  # everything of one student's sandbox at once (tmpfs files in its /tmp included)
+TASKS = 512  # processes and threads of one student
+_counter = itertools.count()
+
+
+def _own_path(controller: str | None) -> str | None:
+    """The grader's group in the hierarchy of `controller` (None: the v2 hierarchy), from /proc/self/cgroup."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if (controller is None and controllers == "") or (controller in controllers.split(",")):
+            return path
+    return None
+
+
+class StudentGroup:
+    """One student's group: a folder per hierarchy (v2: one; v1: memory and pids)."""
+
+    def __init__(self, folders: dict[str, Path], version: int):
+        self.folders, self.version = folders, version
+        self.limits = {}  # {"memory_bytes", "tasks"} as set
+
+    @classmethod
+    def create(cls, label: str, memory_bytes: int = MEMORY_BYTES, tasks: int = TASKS) -> StudentGroup | None:
+        """A new group for one student, with its limits set; None where none can be made."""
+        name = f"distlab-{''.join(c if c.isalnum() else '-' for c in label)[:40]}-{os.getpid()}-{next(_counter)}"
+        for make in (cls._v2, cls._v1):
+            try:
+                group = make(name, memory_bytes, tasks)
+            except OSError:
+                group = None
+            if group is not None:
+                group.limits = {"memory_bytes": memory_bytes, "tasks": tasks}
+                return group
+        return None
+
+    @classmethod
+    def _v2(cls, name, memory_bytes, tasks):
+        if not (ROOT / "cgroup.controllers").exists() or _own_path(None) is None:
+            return None
+        parent = ROOT / _own_path(None).lstrip("/")
+        enabled = (parent / "cgroup.subtree_control").read_text().split()
+        missing = [c for c in ("memory", "pids") if c not in enabled]
+        if missing:  # fails when the grader's own group holds processes (v2: no process in an inner group)
+            (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in missing))
+        folder = parent / name
+        folder.mkdir()
+        try:
+            (folder / "memory.max").write_text(str(memory_bytes))
+            if (folder / "memory.swap.max").exists():
+                (folder / "memory.swap.max").write_text("0")
+            (folder / "pids.max").write_text(str(tasks))
+        except OSError:
+            folder.rmdir()
+            raise
+        return cls({"v2": folder}, 2)
+
+    @classmethod
+    def _v1(cls, name, memory_bytes, tasks):
+        folders = {}
+        try:
+            for controller, limits in (("memory", {"memory.limit_in_bytes": memory_bytes}),
+                                       ("pids", {"pids.max": tasks})):
+                own = _own_path(controller)
+                if own is None or not (ROOT / controller).is_dir():
+                    raise OSError(f"no cgroup v1 {controller} hierarchy")
+                folder = ROOT / controller / own.lstrip("/") / name
+                folder.mkdir()
+                folders[controller] = folder
+                for file, value in limits.items():
+                    (folder / file).write_text(str(value))
+                if (folder / "memory.memsw.limit_in_bytes").exists():  # with swap accounting: no swapping past it
+                    (folder / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+        except OSError:
+            cls(folders, 1).remove()
+            raise
+        return cls(folders, 1)
+
+    @staticmethod
+    def why_none() -> str:
+        """Why StudentGroup.create makes none here (for the grading report)."""
+        if (ROOT / "cgroup.controllers").exists():
+            return ("cgroup v2 without a writable group that delegates memory and pids to the grader (run it in one, "
+                    "e.g. `systemd-run --user --scope -p Delegate=yes ...`)")
+        if (ROOT / "memory").is_dir():
+            return "cgroup v1: only root may make groups"
+        return "no cgroup hierarchy mounted"
+
+    @classmethod
+    def available(cls, memory_bytes: int = MEMORY_BYTES, tasks: int = TASKS) -> str:
+        """What grading here would get, in words: the kind of group and its limits, or why there is none."""
+        group = cls.create("probe", memory_bytes, tasks)
+        if group is None:
+            return f"none: {cls.why_none()}"
+        group.remove()
+        return group.describe()
+
+    def describe(self) -> str:
+        return (f"cgroup v{self.version}: {self.limits['memory_bytes'] / 2**30:g} GiB, {self.limits['tasks']} tasks per "
+                f"student")
+
+    def join(self) -> None:
+        """In a child process before it starts the sandbox (a preexec_fn): move it into the group."""
+        for folder in self.folders.values():
+            (folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def peak(self) -> dict:
+        """The most memory and tasks the group used at once (tasks: where the kernel keeps the peak, else now)."""
+        if self.version == 2:
+            folder = self.folders["v2"]
+            memory = folder / "memory.peak"
+            tasks = folder / "pids.peak"
+            return {"memory_bytes": int(memory.read_text()) if memory.exists() else None,
+                    "tasks": int((tasks if tasks.exists() else folder / "pids.current").read_text())}
+        tasks = self.folders["pids"] / "pids.peak"
+        return {"memory_bytes": int((self.folders["memory"] / "memory.max_usage_in_bytes").read_text()),
+                "tasks": int((tasks if tasks.exists() else self.folders["pids"] / "pids.current").read_text())}
+
+    def remove(self, wait_s: float = 5.0) -> None:
+        """Remove the group's folders (after its processes ended; a group still in use is retried until wait_s)."""
+        deadline = time.monotonic() + wait_s
+        for folder in self.folders.values():
+            while folder.exists():
+                try:
+                    folder.rmdir()
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
