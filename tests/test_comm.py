@@ -14,7 +14,7 @@ import pytest
 import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
-from torch.distributed import irecv, isend  # imported before any block: count_comm must still see them
+from torch.distributed import all_reduce, irecv, isend  # imported before any block: count_comm must still see them
 
 import distlab
 
@@ -133,6 +133,27 @@ def test_collectives_are_counted_by_public_name_with_their_payload():
             "reduce_scatter_tensor": numel * F32, "broadcast": numel * F32, "all_gather": world * numel * F32,
             "barrier": 0}
         assert c["bytes_sent"] == c["bytes_received"] == 0 and c["peers_sent_to"] == {}  # point-to-point only
+        assert c["elements_in"] == dict.fromkeys(names[:-1], numel)  # what this rank handed in (a barrier: nothing)
+
+
+def _handed_in(numel):
+    """A tensor taking part in collectives under other names: imported before the block, functional, all_to_all."""
+    import torch.distributed._functional_collectives as functional
+    world, t = dist.get_world_size(), torch.ones(numel)
+    with distlab.count_comm() as comm:
+        all_reduce(t)  # imported by name before any block
+        functional.all_reduce(t, "sum", dist.group.WORLD).wait()
+        dist.all_to_all_single(torch.empty(numel), t)
+        dist.scatter(torch.empty(numel // world), list(t.chunk(world)) if dist.get_rank() == 0 else None, src=0)
+    return comm.summary()["elements_in"]
+
+
+def test_elements_handed_in_are_counted_whatever_the_name_or_path():
+    numel, world = 8, 2
+    counts = launch(_handed_in, world, numel)
+    for rank, c in enumerate(counts):
+        assert c.get("all_to_all_single") == numel and c.get("scatter") == (numel if rank == 0 else 0), c
+        assert sum(v for k, v in c.items() if "all_reduce" in k) == 2 * numel, c  # by name and functional
 
 
 def _object_collective():
@@ -278,7 +299,7 @@ def test_summary_is_picklable_and_plain():
     summary = launch(_star, 2, 3)[0]  # came back from a rank: pickled once already
     assert pickle.loads(pickle.dumps(summary)) == summary
     assert set(summary) == {"calls", "collective_calls", "bytes_sent", "bytes_received", "peers_sent_to",
-                            "peers_received_from", "collective_bytes"}
+                            "peers_received_from", "collective_bytes", "elements_in"}
     assert all(type(v) in (dict, int) for v in summary.values())
 
 

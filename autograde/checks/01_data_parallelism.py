@@ -184,8 +184,8 @@ def ring_crossover_bytes_values(student):
     print("ring_crossover_bytes(4, 10e-6, 1 / 25e9) =", student.call("ring_crossover_bytes", 4, 10e-6, 1 / 25e9))
 
 
-def mlp_batches(steps, batch=8):
-    draw = generator(f"mlp {steps}")
+def mlp_batches(steps, batch=8, label="mlp"):
+    draw = generator(f"{label} {steps}")
     return [(torch.randn(batch, 4, generator=draw), torch.randn(batch, 1, generator=draw)) for _ in range(steps)]
 
 
@@ -197,7 +197,7 @@ def shares(batches, world_size):
 @check
 def average_gradients_matches_single_process(student):
     """SGD on N ranks, each with 1/N of the batch and average_gradients, gives the same weights as single-process
-    full-batch SGD."""
+    full-batch SGD (and with group=: each group of 2 on 4 ranks trains as one process on its own batches)."""
     for world_size, steps in [(2, 3), (4, 5)]:
         batches = mlp_batches(steps)
         expected = ranks.train_mlp(batches)
@@ -209,11 +209,29 @@ def average_gradients_matches_single_process(student):
                 assert_tensor(got, want, rtol=1e-5, atol=1e-6,
                               where=f"{world_size} ranks, rank {rank}, parameter {i} after {steps} steps")
         print(f"{world_size} ranks: same weights as single-process training")
+    groups = [[0, 2], [1, 3]]  # not contiguous: a group rank is not a global rank
+    data = [mlp_batches(3, label=f"group {k}") for k in range(len(groups))]  # each group its own batches, as many
+    rank_args = [None] * 4
+    for k, members in enumerate(groups):
+        for rank, share in zip(members, shares(data[k], len(members)), strict=True):
+            rank_args[rank] = (groups, share)
+    results = student.launch("rank_train_mlp_in_groups", 4, rank_args=rank_args, **LAUNCH)
+    for k, members in enumerate(groups):
+        expected = ranks.train_mlp(data[k])
+        for rank in members:
+            params = results[rank]
+            assert isinstance(params, list) and len(params) == len(expected), f"rank {rank}: not the parameter list"
+            for i, (got, want) in enumerate(zip(params, expected, strict=True)):
+                assert_tensor(got, want, rtol=1e-5, atol=1e-6, where=(
+                    f"4 ranks in groups {groups}, average_gradients(model, group=...): rank {rank}, parameter {i}: "
+                    f"not single-process training on its group's batches (average over the group's ranks only)"))
+    print(f"4 ranks in groups {groups}: each group trains as one process on its own batches")
 
 
 def assert_each_gradient_sent_once(comm, world_size, rank):
-    """What the rank reports of its communication (distlab.count_comm and a count of the tensors handed to summing
-    collectives, in the rank): each distinct gradient summed once. Averaging a tied weight twice gives the same
+    """What the rank reports of its communication (distlab.count_comm in the rank, at the dispatcher: the elements
+    handed in to every collective but broadcast and barrier, and the point-to-point bytes): each distinct gradient
+    summed once. Averaging a tied weight twice gives the same
     values, so only the communication shows it. (A report from the rank is a claim: only a deliberately lying
     notebook could hide a second sum, and it would still have to train correctly.)"""
     trainable = [p for p in ranks.TiedNet().parameters() if p.requires_grad]  # distinct: the tied weight once
@@ -222,7 +240,7 @@ def assert_each_gradient_sent_once(comm, world_size, rank):
     assert isinstance(comm, list) and comm, f"rank {rank}: no report of its communication"
     for summed, calls, bytes_sent in comm:
         assert summed <= elements + (world_size - 1) * calls, (
-            f"rank {rank}: handed {summed} elements to summing collectives ({calls} calls), for {elements} elements "
+            f"rank {rank}: handed {summed} elements to collectives ({calls} calls), for {elements} elements "
             f"of distinct trainable parameters: is the tied weight summed twice?")
         assert bytes_sent <= ring_bound, (f"rank {rank}: sent {bytes_sent} bytes point-to-point, more than a ring "
                                           f"over each distinct gradient once ({ring_bound})")

@@ -66,6 +66,14 @@ def rank_train_mlp(batches):
     return train_mlp(batches, average_gradients)  # noqa: F821
 
 
+def rank_train_mlp_in_groups(groups, batches):
+    """Make every group of `groups` (lists of global ranks; every rank creates all, in order), then train with
+    average_gradients(model, group=<this rank's group>) on this rank's share of its group's batches."""
+    made = [dist.new_group(ranks) for ranks in groups]
+    group = next(g for ranks, g in zip(groups, made) if dist.get_rank() in ranks)
+    return train_mlp(batches, lambda model: average_gradients(model, group=group))  # noqa: F821
+
+
 class TiedNet(nn.Module):
     """A tiny language model: the output layer reuses the embedding's weight, and one layer is frozen."""
 
@@ -83,47 +91,21 @@ class TiedNet(nn.Module):
         return self.out(self.frozen(torch.tanh(self.hidden(self.embed(tokens)))))
 
 
-SUMMING = {"all_reduce": "tensor", "reduce": "tensor", "reduce_scatter": "input_list", "reduce_scatter_tensor": "input"}
-
-
-class count_summed:
-    """Counts the tensor elements this rank hands to the collectives that sum (dist.all_reduce, reduce, ...)."""
-
-    def __enter__(self):
-        self.elements, self.calls, self.inside, self.originals = 0, 0, False, {}
-        for name, argument in SUMMING.items():
-            self.originals[name] = getattr(dist, name)
-            setattr(dist, name, self.counting(self.originals[name], argument))
-        return self
-
-    def __exit__(self, *exc):
-        for name, original in self.originals.items():
-            setattr(dist, name, original)
-
-    def counting(self, original, argument):
-        position = 1 if argument.startswith("input") else 0
-
-        def counted(*args, **kwargs):
-            if self.inside:  # a collective called by another one: counted once, as the outer call
-                return original(*args, **kwargs)
-            data = kwargs.get(argument, args[position] if len(args) > position else None)
-            tensors = data if isinstance(data, (list, tuple)) else [data]
-            self.elements += sum(t.numel() for t in tensors if isinstance(t, torch.Tensor))
-            self.calls += 1
-            self.inside = True
-            try:
-                return original(*args, **kwargs)
-            finally:
-                self.inside = False
-        return counted
+def handed_in(counted):
+    """(elements handed in to collectives, calls) of a distlab.count_comm() block: every collective but broadcast
+    and barrier, whatever name or path called it (all_reduce, reduce, reduce_scatter, all_gather, all_to_all...)."""
+    free = ("broadcast", "barrier", "monitored_barrier")
+    return (sum(n for name, n in counted.elements_in.items() if name not in free),
+            sum(n for name, n in counted.collective_calls.items() if name not in free))
 
 
 def counted_sync(sync, comm):
-    """`sync`, with what it hands to summing collectives and sends point to point appended to `comm`."""
+    """`sync`, with what it hands in to collectives (counted at the dispatcher: any name, any path) and sends point
+    to point appended to `comm`."""
     def run(model):
-        with distlab.count_comm() as counted, count_summed() as summed:
+        with distlab.count_comm() as counted:
             sync(model)
-        comm.append((summed.elements, summed.calls, counted.bytes_sent))
+        comm.append((*handed_in(counted), counted.bytes_sent))
     return run
 
 

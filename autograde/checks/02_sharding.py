@@ -195,13 +195,37 @@ def assert_trains_like_one_process(student, kind, world_size, steps, optimizer_n
 @check
 def sharded_optimizer_matches_adamw(student):
     """ShardedOptimizer(AdamW) trains like AdamW in one process on the full batch, with identical parameters on every
-    rank (2 and 3 ranks, and a rank that owns nothing)."""
+    rank (2 and 3 ranks, a rank that owns nothing, and group= on 4 ranks in 2 groups)."""
     assert_trains_like_one_process(student, "mlp", 2, 10, "AdamW", {"lr": 0.01, "weight_decay": 0.1})
     print("2 ranks, 10 steps of AdamW: same parameters as one process")
     assert_trains_like_one_process(student, "mlp", 3, 10, "AdamW", {"lr": 0.01, "betas": (0.8, 0.99)})
     print("3 ranks, 10 steps of AdamW with other betas: same parameters as one process")
     assert_trains_like_one_process(student, "tiny", 3, 10, "AdamW", {"lr": 0.01})
     print("3 ranks, a model of 2 tensors (a rank owns nothing): same parameters as one process")
+    assert_groups_train_like_one_process(student, [[0, 2], [1, 3]], "mlp", 6, "AdamW", {"lr": 0.01})
+    print("4 ranks in groups [[0, 2], [1, 3]]: each group trains as one process on its own batches")
+
+
+def assert_groups_train_like_one_process(student, groups, kind, steps, optimizer_name, kwargs):
+    """ShardedOptimizer(..., group=g) on the groups of `groups` (lists of global ranks), each with its own batches:
+    every rank ends with the parameters of one-process training on its group's batches. Not contiguous groups: a
+    group rank is not a global rank (src/dst of a collective are global)."""
+    data = [[ranks.batch(kind, step, seed=BATCH_SEED + 1000 * (k + 1)) for step in range(steps)]
+            for k in range(len(groups))]
+    rank_args = [None] * sum(map(len, groups))
+    for k, members in enumerate(groups):
+        for rank, share in zip(members, shares(data[k], len(members)), strict=True):
+            rank_args[rank] = (groups, kind, optimizer_name, kwargs, share)
+    results = student.launch("rank_train_in_groups", len(rank_args), rank_args=rank_args, **LAUNCH)
+    for k, members in enumerate(groups):
+        expected = ranks.train(kind, data[k], optimizer_name, kwargs)["state"]
+        for rank in members:
+            where = f"{len(rank_args)} ranks in groups {groups}, ShardedOptimizer(..., group=...), rank {rank}"
+            state = rank_state(results[rank], expected, where)
+            for name, want in expected.items():
+                assert_tensor(state[name], want, rtol=1e-4, atol=1e-5, where=(
+                    f"{where}: {name} is not one-process training on its group's batches (average over the group; "
+                    f"name src/dst by global rank)"))
 
 
 def sgd_factor(student, world_size):

@@ -104,6 +104,16 @@ def rank_train(kind, optimizer_name, kwargs, batches):
     return train(kind, batches, optimizer_name, kwargs, ShardedOptimizer)  # noqa: F821 - the student's definition
 
 
+def rank_train_in_groups(groups, kind, optimizer_name, kwargs, batches):
+    """Make every group of `groups` (lists of global ranks; every rank creates all, in order), then rank_train with
+    ShardedOptimizer(..., group=<this rank's group>) on this rank's share of its group's batches."""
+    import torch.distributed as dist
+    made = [dist.new_group(ranks) for ranks in groups]
+    group = next(g for ranks, g in zip(groups, made) if dist.get_rank() in ranks)
+    return train(kind, batches, optimizer_name, kwargs,
+                 lambda params, cls, **kw: ShardedOptimizer(params, cls, group=group, **kw))  # noqa: F821
+
+
 def recording(optimizer_cls):
     """A subclass of optimizer_cls that keeps every instance made of it in a list (to read their state later)."""
     made = []

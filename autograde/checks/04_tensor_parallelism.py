@@ -57,6 +57,23 @@ def launch_cases(student, name, world_size, cases, what):
     return [[results[rank][i] for rank in range(world_size)] for i in range(len(cases))]
 
 
+# --- what each operator moves (counted in the rank by distlab.count_comm, at the dispatcher) ------------------------
+
+def assert_moves(got, forward, backward, where):
+    """The rank moved at most `forward` elements in its forward pass and `backward` in its backward (handed in to
+    collectives, whatever their name; a barrier is free), and nothing point to point. The values alone cannot show
+    an extra collective: by the convention, what a second one would combine is the same on every rank."""
+    for phase, (limit, moved) in zip(("forward", "backward"), zip((forward, backward), got["moved"], strict=True)):
+        what = f"{where}: the {phase} pass"
+        assert moved["p2p_bytes"] == 0, f"{what} sent {moved['p2p_bytes']} bytes point to point; use collectives"
+        if limit == 0:
+            assert moved["elements"] == 0, (f"{what} handed {moved['elements']} elements to collectives; it must move "
+                                            f"nothing (see the table of the statement)")
+        else:
+            assert moved["elements"] <= limit, (f"{what} handed {moved['elements']} elements to collectives, more "
+                                                f"than the one all-reduce or all-gather it needs ({limit})")
+
+
 # --- Part 1: f and g ----------------------------------------------------------------------------------------------
 
 def check_f(student, world_size, cases):
@@ -74,6 +91,7 @@ def check_f(student, world_size, cases):
             assert_tensor(result["x_grad"], torch.stack([upstream[k] for k in members]).sum(0), **TOLERANCE,
                           where=f"{where}: x.grad after f's backward (the sum of the upstream gradients of ranks "
                                 f"{members[0]}..{members[-1]})")
+            assert_moves(result, 0, x.numel(), f"{where}: f")
         print(f"{world_size} ranks, groups of {tp}: f is the identity forward and sums the gradients backward")
 
 
@@ -106,6 +124,7 @@ def check_g(student, world_size, cases):
                           where=f"{where}: g's forward output (the group's sum)")
             assert_tensor(result["x_grad"], upstream[rank], **TOLERANCE, where=f"{where}: x.grad after g's backward "
                           "(the upstream gradient itself: it is already the same on every rank)")
+            assert_moves(result, partial[rank].numel(), 0, f"{where}: g")
         print(f"{world_size} ranks, groups of {tp}: g sums forward and passes the gradient through backward")
 
 
@@ -164,6 +183,10 @@ def verify_linear(kind, flag, world_size, case, reference, results):
         if bias:
             assert_tensor(got["bias_grad"], block(b_grad, tp, rank) if kind == "column" else b_grad, **TOLERANCE,
                           where=f"{where}: bias.grad")
+        x_size, y_size = x_grad.numel(), y.numel()
+        forward, backward = {("column", False): (0, x_size), ("column", True): (y_size // tp, x_size),
+                             ("row", True): (y_size, 0), ("row", False): (y_size, x_size // tp)}[kind, flag]
+        assert_moves(got, forward, backward, where)
     print(f"{kind}, {option}: {world_size} ranks in groups of {tp} match nn.Linear (output, x.grad, weight.grad)")
 
 

@@ -9,6 +9,8 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
+import distlab
+
 
 def rank_cases(name, shared, mine):
     """Run the procedure `name` of RANK_PROCEDURES once per case, in order (one launch for several cases): case i
@@ -32,22 +34,35 @@ def rank_detached(t):
     return t.detach().clone() if isinstance(t, torch.Tensor) else t
 
 
+def rank_moved(counted):
+    """What one distlab.count_comm() block saw this rank move: the elements it handed in to collectives (any name,
+    any path, broadcast included; a barrier hands in nothing) and the bytes it sent point to point."""
+    return {"elements": sum(counted.elements_in.values()), "p2p_bytes": counted.bytes_sent}
+
+
+def rank_forward_backward(forward, upstream):
+    """y = forward(), then backward with `upstream`; y and [what the forward moved, what the backward moved]."""
+    with distlab.count_comm() as during_forward:
+        y = forward()
+    with distlab.count_comm() as during_backward:
+        (y * upstream).sum().backward()
+    return y, [rank_moved(during_forward), rank_moved(during_backward)]
+
+
 def rank_f(tp, x, upstream):
     """f on this rank's copy of the full input `x`, back-propagated with this rank's own `upstream` gradient."""
     group = rank_tp_group(tp)
     x = x.clone().requires_grad_()
-    y = copy_to_tp_region(x, group)  # noqa: F821 - the student's definition
-    (y * upstream).sum().backward()
-    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad)}
+    y, moved = rank_forward_backward(lambda: copy_to_tp_region(x, group), upstream)  # noqa: F821 - the student's
+    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad), "moved": moved}
 
 
 def rank_g(tp, x, upstream):
     """g on this rank's partial tensor `x`, back-propagated with `upstream`; also returns `x` as it is afterwards."""
     group = rank_tp_group(tp)
     x = x.clone().requires_grad_()
-    y = reduce_from_tp_region(x, group)  # noqa: F821
-    (y * upstream).sum().backward()
-    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad), "x_after": rank_detached(x)}
+    y, moved = rank_forward_backward(lambda: reduce_from_tp_region(x, group), upstream)  # noqa: F821
+    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad), "x_after": rank_detached(x), "moved": moved}
 
 
 def rank_linear_from(weight, bias):
@@ -80,9 +95,8 @@ def rank_linear(kind, tp, flag, weight, bias, x, upstream):
     with `upstream` (full, or this rank's block); its output, x.grad and parameter gradients."""
     layer = rank_parallel_layer(kind, rank_linear_from(weight, bias), rank_tp_group(tp), flag)
     x = x.clone().requires_grad_()
-    y = layer(x)
-    (y * upstream).sum().backward()
-    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad), **rank_layer_grads(layer)}
+    y, moved = rank_forward_backward(lambda: layer(x), upstream)
+    return {"y": rank_detached(y), "x_grad": rank_detached(x.grad), **rank_layer_grads(layer), "moved": moved}
 
 
 def rank_rejects(kind, tp, in_features, out_features):

@@ -39,7 +39,20 @@ def gradients(label, steps, numel, overflow_rate=0.0, nan_share=0.3, magnitudes=
     return upstreams, unscale_first
 
 
-def gradscaler_run(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at=-1):
+def split_parameters(initial, groups):
+    """drive_scaler's parameters, built the same way (06_mixed_precision_ranks.split_parameters, which cannot be
+    imported here: that file refuses GradScaler in the process that runs it): one parameter in one group, or
+    (groups=2) two halves in two param groups beside a parameter that never gets a gradient."""
+    if groups == 1:
+        w = torch.nn.Parameter(initial.clone())
+        return [w], [{"params": [w]}]
+    half = len(initial) // 2
+    first, second = torch.nn.Parameter(initial[:half].clone()), torch.nn.Parameter(initial[half:].clone())
+    idle = torch.nn.Parameter(torch.ones(2))
+    return [first, second], [{"params": [first]}, {"params": [second, idle]}]
+
+
+def gradscaler_run(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at=-1, groups=1):
     """drive_scaler's loop with torch.amp.GradScaler("cpu"); also what happened at each step, to explain a mismatch."""
     class CountingSGD(torch.optim.SGD):
         calls = 0
@@ -49,23 +62,23 @@ def gradscaler_run(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_
             self.calls += 1
             return self.calls
 
-    w = torch.nn.Parameter(initial.clone())
-    optimizer, scaler = CountingSGD([w], lr=lr), torch.amp.GradScaler("cpu", **scaler_kwargs)
+    trained, param_groups = split_parameters(initial, groups)
+    optimizer, scaler = CountingSGD(param_groups, lr=lr), torch.amp.GradScaler("cpu", **scaler_kwargs)
     scales, weights, returned, events = [], [], [], []
     for step in range(len(upstreams)):
         if step == resume_at:
             state = scaler.state_dict()
             scaler = torch.amp.GradScaler("cpu")
             scaler.load_state_dict(state)
-        scaler.scale((w * upstreams[step]).sum()).backward()
-        overflow = not bool(torch.isfinite(w.grad).all())
+        scaler.scale((torch.cat(trained) * upstreams[step]).sum()).backward()
+        overflow = not all(bool(torch.isfinite(p.grad).all()) for p in trained)
         if unscale_first[step]:
             scaler.unscale_(optimizer)
         returned.append(scaler.step(optimizer))
         scaler.update()
         optimizer.zero_grad()
         scales.append(scaler.get_scale())
-        weights.append(w.detach().clone())
+        weights.append(torch.cat(trained).detach().clone())
         events.append({"overflow": overflow, "tracker": int(scaler._growth_tracker)})
     return torch.tensor(scales, dtype=torch.float64), torch.stack(weights), returned, events
 
@@ -131,17 +144,18 @@ def compare_runs(where, got, want, scaler_kwargs):
 _REFERENCE_RUNS: dict = {}  # GradScaler's runs, computed once for all the submissions a grader process grades
 
 
-def drive_and_compare(student, where, scaler_kwargs, upstreams, unscale_first, lr=0.01, resume_at=-1):
+def drive_and_compare(student, where, scaler_kwargs, upstreams, unscale_first, lr=0.01, resume_at=-1, groups=1):
     initial = torch.linspace(-1, 1, upstreams.shape[1])
     try:
-        got = student.call("drive_scaler", scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at,
+        got = student.call("drive_scaler", scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at, groups,
                            timeout=120)
     except StudentError:
         print(f"{where}: your scaler raised (its traceback below)")  # the case, then the learner's own traceback
         raise
-    key = (repr(sorted(scaler_kwargs.items())), upstreams.numpy().tobytes(), tuple(unscale_first), lr, resume_at)
+    key = (repr(sorted(scaler_kwargs.items())), upstreams.numpy().tobytes(), tuple(unscale_first), lr, resume_at,
+           groups)
     if key not in _REFERENCE_RUNS:
-        _REFERENCE_RUNS[key] = gradscaler_run(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at)
+        _REFERENCE_RUNS[key] = gradscaler_run(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at, groups)
     want = _REFERENCE_RUNS[key]
     compare_runs(where, got, want, scaler_kwargs)
     return want
@@ -191,7 +205,8 @@ def scaler_matches_gradscaler(student):
 
 @check
 def scaler_skips_overflowing_steps(student):
-    """step() skips the optimizer on inf/NaN (returns None), else returns optimizer.step()'s value; unscales once."""
+    """step() skips the optimizer on inf/NaN (returns None), else returns optimizer.step()'s value; unscales once,
+    every parameter of every param group (one without a gradient skipped)."""
     draw = generator("06 skips")
     upstreams = torch.rand(12, 3, generator=draw) * 4 - 2
     bad = torch.randperm(12, generator=draw)[:6].tolist()  # an inf, a -inf, a NaN, two of them, S * g past fp32
@@ -203,8 +218,13 @@ def scaler_skips_overflowing_steps(student):
         shown = [[float(f"{x:.3g}") for x in row] for row in upstreams.tolist()]
         drive_and_compare(student, f"{what}, gradients {shown}", dict(init_scale=4.0, growth_interval=2), upstreams,
                           unscale_first, lr=0.5)
+    for unscale_first, what in [([False] * 12, "step() alone"), ([True] * 12, "unscale_() then step()")]:
+        drive_and_compare(student, f"{what}, an optimizer with two param groups and a parameter without a gradient, "
+                          f"gradients {shown}", dict(init_scale=4.0, growth_interval=2), upstreams, unscale_first,
+                          lr=0.5, groups=2)
     print("inf, -inf, NaN and S*g past fp32 skip the step (step() returns None); clean steps return the optimizer's "
-          "value; after unscale_(), step() does not divide again")
+          "value; after unscale_(), step() does not divide again; every param group is unscaled, a parameter "
+          "without a gradient skipped")
     grad = student.call("unscale_twice", {"init_scale": 8.0}, False)
     assert_tensor(grad, torch.ones(3), exact=True, where="one unscale_() after scale(w.sum()).backward()")
     try:

@@ -20,10 +20,26 @@ def _counting_sgd(params, lr):
     return CountingSGD(params, lr=lr)
 
 
-def drive_scaler(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at=-1):
+def split_parameters(initial, groups):
+    """The trained parameters (their concatenation is `initial`) and the optimizer's param groups: one group of one
+    parameter, or (groups=2) the first half in one group and the second half in another, beside a parameter that
+    never gets a gradient (its .grad stays None). The grader builds the same (gradscaler_run)."""
+    import torch
+
+    if groups == 1:
+        w = torch.nn.Parameter(initial.clone())
+        return [w], [{"params": [w]}]
+    half = len(initial) // 2
+    first, second = torch.nn.Parameter(initial[:half].clone()), torch.nn.Parameter(initial[half:].clone())
+    idle = torch.nn.Parameter(torch.ones(2))
+    return [first, second], [{"params": [first]}, {"params": [second, idle]}]
+
+
+def drive_scaler(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at=-1, groups=1):
     """Train w (starting at `initial`) on loss_t = (w * upstreams[t]).sum() with the learner's scaler: scale,
     backward, unscale_ where `unscale_first[t]`, step, update. At step `resume_at` (if any), the scaler's state_dict()
     goes through torch.save / torch.load(weights_only=True), as in a checkpoint, into a new DynamicLossScaler().
+    groups=2: w's two halves are two parameters in two param groups, with a third that gets no gradient.
 
     Returns (the scale after each step [float64], w after each step, what each step() returned, whether every
     get_scale() was a Python float)."""
@@ -31,8 +47,8 @@ def drive_scaler(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at
 
     import torch
 
-    w = torch.nn.Parameter(initial.clone())
-    optimizer = _counting_sgd([w], lr)
+    trained, param_groups = split_parameters(initial, groups)
+    optimizer = _counting_sgd(param_groups, lr)
     scaler = DynamicLossScaler(**scaler_kwargs)  # noqa: F821 - the learner's class
     scales, weights, returned, floats = [], [], [], True
     for step in range(len(upstreams)):
@@ -42,6 +58,7 @@ def drive_scaler(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at
             checkpoint.seek(0)
             scaler = DynamicLossScaler()  # noqa: F821 - other arguments: the state must carry them
             scaler.load_state_dict(torch.load(checkpoint, weights_only=True)["scaler"])
+        w = torch.cat(trained)
         scaler.scale((w * upstreams[step]).sum()).backward()
         if unscale_first[step]:
             scaler.unscale_(optimizer)
@@ -52,7 +69,7 @@ def drive_scaler(scaler_kwargs, initial, upstreams, unscale_first, lr, resume_at
         scale = scaler.get_scale()
         floats &= type(scale) is float
         scales.append(float(scale))
-        weights.append(w.detach().clone())
+        weights.append(torch.cat(trained).detach().clone())
     return torch.tensor(scales, dtype=torch.float64), torch.stack(weights), returned, floats
 
 

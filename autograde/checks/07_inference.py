@@ -332,13 +332,17 @@ BEST_CASES = [  # (model, device, devices, promise in ms, context, max_batch)
     (LLAMA3_70B, A100, 8, 100, 1024, 1024), (LLAMA3_70B, PCIE_24GB, 16, 300, 4096, 1024),
     (LLAMA3_8B, H100, 1, 10, 8192, 1024), (LLAMA3_8B, H100, 4, 30, 32768, 1024), (LLAMA3_8B, H100, 6, 15, 2048, 100),
     (LLAMA2_13B, A100, 4, 40, 4096, 1024), (LLAMA2_7B, A100, 2, 25, 4096, 64),
+    # degrees that are not powers of two win: TP5 (40 heads), PP5 (80 layers), PP5 x TP4 where no power of two fits
+    (LLAMA2_13B, H100, 5, 20, 1024, 1024), (LLAMA3_70B, H100, 10, 50, 1024, 1024),
+    (LLAMA3_70B, PCIE_24GB, 20, 300, 4096, 1024),
 ]
 
 
 @check
 def best_config_is_the_best(student):
     """best_config gives the configuration with the most throughput under the promise: Llama-3-70B on 8 H100s, a 2048-
-    token context, 20 ms and 50 ms per token (the lesson's section 6)."""
+    token context, 20 ms and 50 ms per token (the lesson's section 6), and cases where the best tp or pp is not a
+    power of two."""
     for m, hw, devices, slo, context, max_batch in BEST_CASES:
         best = assert_best(student, m, hw, devices, slo, context, max_batch=max_batch)
         shown_best = "None" if best is None else (f"TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch "
@@ -365,6 +369,23 @@ def best_config_slo_memory_ties(student):
     for devices, slo in [(2, 1000), (4, 1000), (2, 10), (1, 1000)]:
         best = assert_best(student, TOY, TOY_DEVICE, devices, slo, 1)
         print(f"ties on {devices} device(s): TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch {best['batch']}")
+    assert_on_the_promise(student, LLAMA3_70B, H100, 8, 2048)
+
+
+def assert_on_the_promise(student, m, hw, devices, context):
+    """A promise exactly equal to the best configuration's latency: `1000 * decode_step_time(...) <= promise` keeps
+    it (a strict `<` would not). Judged with the learner's own decode_step_time: if theirs rounds one ulp above the
+    promise, they need not keep that configuration."""
+    base, _ = reference_best(m, hw, devices, 1000.0, context)
+    promise = base["latency_ms"]
+    config = (base["tp"], base["pp"], base["batch"])
+    own = call(student, "decode_step_time", m, hw, *config[:2], config[2], context)
+    if not (isinstance(own, (int, float)) and 1000 * own <= promise):
+        print(f"on the promise: your decode_step_time gives {own!r} s for TP{config[0]} PP{config[1]} batch "
+              f"{config[2]}, not within {promise!r} ms: case skipped")
+        return
+    assert_best(student, m, hw, devices, promise, context)
+    print(f"a promise of exactly {promise!r} ms, the step time of TP{config[0]} PP{config[1]} batch {config[2]}: kept")
 
 
 @check

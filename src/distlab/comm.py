@@ -7,6 +7,7 @@
     comm.calls                                # Counter({'send': 3, 'recv': 3})
     comm.collective_calls                     # built-in collectives only, e.g. Counter({'all_reduce': 1})
     comm.collective_bytes                     # their payload, e.g. Counter({'all_reduce': 4096})
+    comm.elements_in                          # elements handed in to them, e.g. Counter({'all_reduce': 1024})
     comm.summary()                            # all of the above as plain dicts (picklable)
 
 Where it counts. Every `torch.distributed` call, whatever name the caller used for it (`dist.isend`, an `isend`
@@ -38,7 +39,10 @@ Bytes. `bytes_sent`/`bytes_received` and `peers_*` count point-to-point operatio
 `send_object_list`): the bytes of the tensors sent or received. `collective_bytes[name]` adds, for every operator of a
 collective, its size as nccl-tests reports it: the bytes of its largest buffer (all_reduce, broadcast: the tensor;
 all_gather: the gathered output; reduce_scatter: the input; barrier: 0). Bytes on the wire follow from it: a ring
-all-reduce sends 2(N-1)/N of it per rank, an all-gather or reduce-scatter (N-1)/N.
+all-reduce sends 2(N-1)/N of it per rank, an all-gather or reduce-scatter (N-1)/N. `elements_in[name]` counts the
+elements of what this rank handed in (its input: all_reduce's tensor, all_gather's input, reduce_scatter's whole
+input, all_to_all's input, what a scatter's source scatters): how many times a tensor took part in collectives,
+whatever their algorithm (one all_gather of a tensor and a local sum count it once, as one all_reduce does).
 
 Peers are global ranks, whatever group the call used and however the peer was named (`dst=` or `group_dst=`), so one
 peer is one key: the operator carries the group rank and the process group, converted with
@@ -69,19 +73,21 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 POINT_TO_POINT = {"send", "isend", "recv", "irecv", "send_object_list", "recv_object_list"}
 SEND, RECV, RECV_ANY, COLLECTIVE, BARRIER = "send", "recv", "recv_any", "collective", "barrier"
-# The dispatcher's communication operators -> (public name when no public function is on the stack, kind).
+# The dispatcher's communication operators -> (public name when no public function is on the stack, kind, position
+# of the input argument: what this rank hands in).
 _C10D_OPS = {
-    "send": ("send", SEND), "recv_": ("recv", RECV), "recv_any_source_": ("recv", RECV_ANY),
-    "barrier": ("barrier", BARRIER), "monitored_barrier_": ("monitored_barrier", BARRIER),
-    "allreduce_": ("all_reduce", COLLECTIVE), "allreduce_coalesced_": ("all_reduce_coalesced", COLLECTIVE),
-    "allgather_": ("all_gather", COLLECTIVE), "_allgather_base_": ("all_gather_into_tensor", COLLECTIVE),
-    "allgather_coalesced_": ("all_gather_coalesced", COLLECTIVE),
-    "allgather_into_tensor_coalesced_": ("all_gather_into_tensor", COLLECTIVE),
-    "reduce_scatter_": ("reduce_scatter", COLLECTIVE), "_reduce_scatter_base_": ("reduce_scatter_tensor", COLLECTIVE),
-    "reduce_scatter_tensor_coalesced_": ("reduce_scatter_tensor", COLLECTIVE),
-    "alltoall_": ("all_to_all", COLLECTIVE), "alltoall_base_": ("all_to_all_single", COLLECTIVE),
-    "broadcast_": ("broadcast", COLLECTIVE), "reduce_": ("reduce", COLLECTIVE),
-    "gather_": ("gather", COLLECTIVE), "scatter_": ("scatter", COLLECTIVE),
+    "send": ("send", SEND, 0), "recv_": ("recv", RECV, None), "recv_any_source_": ("recv", RECV_ANY, None),
+    "barrier": ("barrier", BARRIER, None), "monitored_barrier_": ("monitored_barrier", BARRIER, None),
+    "allreduce_": ("all_reduce", COLLECTIVE, 0), "allreduce_coalesced_": ("all_reduce_coalesced", COLLECTIVE, 0),
+    "allgather_": ("all_gather", COLLECTIVE, 1), "_allgather_base_": ("all_gather_into_tensor", COLLECTIVE, 1),
+    "allgather_coalesced_": ("all_gather_coalesced", COLLECTIVE, 1),
+    "allgather_into_tensor_coalesced_": ("all_gather_into_tensor", COLLECTIVE, 1),
+    "reduce_scatter_": ("reduce_scatter", COLLECTIVE, 1),
+    "_reduce_scatter_base_": ("reduce_scatter_tensor", COLLECTIVE, 1),
+    "reduce_scatter_tensor_coalesced_": ("reduce_scatter_tensor", COLLECTIVE, 1),
+    "alltoall_": ("all_to_all", COLLECTIVE, 1), "alltoall_base_": ("all_to_all_single", COLLECTIVE, 1),
+    "broadcast_": ("broadcast", COLLECTIVE, 0), "reduce_": ("reduce", COLLECTIVE, 0),
+    "gather_": ("gather", COLLECTIVE, 1), "scatter_": ("scatter", COLLECTIVE, 1),
 }
 # Functional collectives (torch.distributed._functional_collectives, DTensor): they return their output.
 _FUNCTIONAL_OPS = {
@@ -97,12 +103,12 @@ _TRANSPARENT = {"batch_isend_irecv"}  # named after the P2POps it runs
 
 
 def _op_spec(func):
-    """(fallback name, kind) for a communication operator, None for any other operator."""
+    """(fallback name, kind, input position) for a communication operator, None for any other operator."""
     namespace, _, name = getattr(getattr(func, "_schema", None), "name", "").partition("::")
     if namespace == "c10d":
         return _C10D_OPS.get(name)
     if namespace in ("_c10d_functional", "_c10d_functional_autograd") and name in _FUNCTIONAL_OPS:
-        return _FUNCTIONAL_OPS[name], COLLECTIVE
+        return _FUNCTIONAL_OPS[name], COLLECTIVE, 0
     return None
 
 
@@ -132,6 +138,7 @@ class CommCount:
     peers_sent_to: Counter = field(default_factory=Counter)  # global peer rank -> bytes
     peers_received_from: Counter = field(default_factory=Counter)
     collective_bytes: Counter = field(default_factory=Counter)  # collective name -> payload bytes (nccl-tests size)
+    elements_in: Counter = field(default_factory=Counter)  # collective name -> elements this rank handed in
 
     @property
     def collective_calls(self) -> Counter:
@@ -143,7 +150,7 @@ class CommCount:
         return {"calls": dict(self.calls), "collective_calls": dict(self.collective_calls),
                 "bytes_sent": self.bytes_sent, "bytes_received": self.bytes_received,
                 "peers_sent_to": dict(self.peers_sent_to), "peers_received_from": dict(self.peers_received_from),
-                "collective_bytes": dict(self.collective_bytes)}
+                "collective_bytes": dict(self.collective_bytes), "elements_in": dict(self.elements_in)}
 
 
 class count_comm(TorchDispatchMode):  # noqa: N801 - used like a function: `with count_comm() as comm:`
@@ -177,7 +184,7 @@ class count_comm(TorchDispatchMode):  # noqa: N801 - used like a function: `with
             self._record(*spec, args, out)
         return out
 
-    def _record(self, fallback: str, kind: str, args, out) -> None:
+    def _record(self, fallback: str, kind: str, position, args, out) -> None:
         name, frame, composite = _caller(sys._getframe(2))
         name = name or fallback
         if frame is None or frame is not self._call_frame:  # a new call (not the next operator of the same one)
@@ -188,6 +195,8 @@ class count_comm(TorchDispatchMode):  # noqa: N801 - used like a function: `with
         else:  # the largest buffer among the arguments and the result (functional collectives return theirs)
             size = 0 if kind == BARRIER else max([_nbytes(a) for a in args] + [_nbytes(out)])
             self.count.collective_bytes[name] += size
+            if position is not None:
+                self.count.elements_in[name] += _numel(args[position])
 
     def _record_point_to_point(self, kind: str, args) -> None:
         nbytes = _nbytes(args[0])  # (tensors, process group, peer's group rank, tag); no peer for RECV_ANY
@@ -227,6 +236,15 @@ def _nbytes(value) -> int:
         return value.numel() * value.element_size()
     if isinstance(value, (list, tuple)):
         return sum(_nbytes(v) for v in value)
+    return 0
+
+
+def _numel(value) -> int:
+    """Elements of the tensors in value (a tensor, or nested lists/tuples of them)."""
+    if isinstance(value, torch.Tensor):
+        return value.numel()
+    if isinstance(value, (list, tuple)):
+        return sum(_numel(v) for v in value)
     return 0
 
 
