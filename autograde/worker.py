@@ -90,7 +90,8 @@ def unwrap(value):
 
 
 def plain(value):
-    """What the grader accepts: numpy's numbers and arrays as Python numbers and tensors, bytes tagged."""
+    """What the grader accepts: numpy's numbers and arrays as Python numbers and tensors, a Fraction as a float (what
+    the learner's own checks accept, they compare numbers), bytes tagged."""
     if type(value) in (bytes, bytearray):
         import torch
         data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
@@ -101,6 +102,8 @@ def plain(value):
     if kind == "numpy" and hasattr(value, "shape"):
         import torch
         return torch.from_numpy(value.copy())
+    if type(value).__name__ == "Fraction" and kind == "fractions":
+        return float(value)
     if isinstance(value, (list, tuple)):  # a namedtuple or a list subclass arrives as a plain tuple or list
         return (tuple if isinstance(value, tuple) else list)(plain(v) for v in value)
     if isinstance(value, dict):  # OrderedDict, defaultdict: a dict

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import csv
+import fractions
 import os
 import re
 import shutil
@@ -54,6 +55,12 @@ def test_tuple_list_and_dict_subclasses_arrive_as_plain_data(tmp_path):
     assert type(value["p"]) is tuple and value["p"] == (1, [2, 3]) and type(value["d"]) is dict
     torch.save(value, tmp_path / "reply.pt")
     assert torch.load(tmp_path / "reply.pt", weights_only=True)["p"] == (1, [2, 3])  # what the grader accepts
+
+
+def test_a_fraction_arrives_as_a_float():
+    """Issue 32: a Fraction from bubble_fraction passed the learner's checks and failed the grader's."""
+    value = plain({"bubble": fractions.Fraction(3, 8), "many": [fractions.Fraction(1, 3)]})
+    assert value == {"bubble": 0.375, "many": [1 / 3]} and type(value["bubble"]) is float
 
 
 def test_random_cases_are_named_by_number_not_by_the_secret_seed():

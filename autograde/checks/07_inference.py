@@ -104,7 +104,15 @@ def reference_best(m, hw, num_devices, slo_ms, context_len, max_batch=1024):
 
 # --- calling the student ------------------------------------------------------------------------------------
 
+# What each part calls of the earlier ones: the sandbox puts the statement's in their place for the call, so that a
+# mistake in an earlier part costs only that part's cells (07_inference_ranks.isolated_call)
+EARLIER = {"decode_step_time": ["kv_cache_bytes_per_token", "shard_heads"],
+           "best_config": ["kv_cache_bytes_per_token", "shard_heads", "decode_step_time"]}
+
+
 def call(student, name, *args, **kwargs):
+    if name in EARLIER:
+        return student.call("isolated_call", name, list(args), kwargs, EARLIER[name])
     return student.call("plain_call", name, list(args), kwargs)
 
 
@@ -374,14 +382,16 @@ def best_config_slo_memory_ties(student):
 
 def assert_on_the_promise(student, m, hw, devices, context):
     """A promise exactly equal to the best configuration's latency: `1000 * decode_step_time(...) <= promise` keeps
-    it (a strict `<` would not). Judged with the learner's own decode_step_time: if theirs rounds one ulp above the
-    promise, they need not keep that configuration."""
+    it (a strict `<` would not). best_config runs with the statement's decode_step_time in place of the learner's
+    (isolated_call), which computes as the grader does; should it round one ulp above the promise, the case is
+    skipped."""
     base, _ = reference_best(m, hw, devices, 1000.0, context)
     promise = base["latency_ms"]
     config = (base["tp"], base["pp"], base["batch"])
-    own = call(student, "decode_step_time", m, hw, *config[:2], config[2], context)
+    own = student.call("isolated_call", "decode_step_time", [m, hw, *config[:2], config[2], context], {},
+                       EARLIER["decode_step_time"])
     if not (isinstance(own, (int, float)) and 1000 * own <= promise):
-        print(f"on the promise: your decode_step_time gives {own!r} s for TP{config[0]} PP{config[1]} batch "
+        print(f"on the promise: decode_step_time gives {own!r} s for TP{config[0]} PP{config[1]} batch "
               f"{config[2]}, not within {promise!r} ms: case skipped")
         return
     assert_best(student, m, hw, devices, promise, context)

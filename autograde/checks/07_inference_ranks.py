@@ -96,3 +96,52 @@ def rank_tp_decode(config_kwargs, seed, prompt, n_new):
         new = model.lm_head(model.ln_f(x))[:, -1].argmax(-1, keepdim=True)
         tokens = torch.cat([tokens, new], dim=1)
     return {"tokens": tokens, "query_heads": query_heads, "kv_heads": kv_heads, "kv_bytes": cache.nbytes}
+
+
+# --- the earlier parts as the statement defines them -------------------------------------------------------------
+# One mistake, one deduction: a later part is judged with these in the place of the learner's earlier ones (a wrong
+# factor in kv_cache_bytes_per_token must not also cost decode_step_time and best_config). They are the statement's
+# formulas, written out here because the sandbox cannot import the grader's; the expected values stay in the grader.
+
+def _kv_cache_bytes_per_token(n_layers, n_kv_heads, head_dim, bytes_per_elem=2):
+    return 2 * n_layers * n_kv_heads * head_dim * bytes_per_elem
+
+
+def _shard_heads(n_heads, n_kv_heads, tp, rank):
+    if min(n_heads, n_kv_heads, tp) <= 0 or n_heads % tp or n_heads % n_kv_heads or not 0 <= rank < tp:
+        raise ValueError(f"shard_heads({n_heads}, {n_kv_heads}, {tp}, {rank}): no such split")
+    if tp % n_kv_heads and n_kv_heads % tp:
+        raise ValueError(f"shard_heads: tp={tp} neither divides nor is divided by {n_kv_heads} KV heads")
+    query = list(range(rank * n_heads // tp, (rank + 1) * n_heads // tp))
+    group = n_heads // n_kv_heads
+    return query, sorted({h // group for h in query})
+
+
+def _decode_step_time(m, hw, tp, pp, batch, context_len):
+    values = [*m.values(), *(v for k, v in hw.items() if k != "link_latency"), tp, pp, batch, context_len]
+    if any(not v > 0 for v in values) or hw["link_latency"] < 0 or m["n_layers"] % pp:
+        raise ValueError("decode_step_time: a value is not positive, or pp does not divide n_layers")
+    kv_heads = len(_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])
+    layers, b = m["n_layers"] // pp, m["bytes_per_param"]
+    read = m["n_params"] * b / (tp * pp) + batch * context_len * _kv_cache_bytes_per_token(layers, kv_heads,
+                                                                                           m["head_dim"], b)
+    stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * batch / (tp * pp) / hw["flops"])
+    size = batch * m["d_model"] * b
+    if tp > 1:
+        stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
+    return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+
+
+STATEMENT = {"kv_cache_bytes_per_token": _kv_cache_bytes_per_token, "shard_heads": _shard_heads,
+             "decode_step_time": _decode_step_time}
+
+
+def isolated_call(name, args, kwargs, earlier):
+    """plain_call(name, ...) with the learner's `earlier` functions replaced, for this call, by the statement's."""
+    namespace = globals()
+    saved = {helper: namespace.get(helper) for helper in earlier}
+    namespace.update({helper: STATEMENT[helper] for helper in earlier})
+    try:
+        return plain_call(name, args, kwargs)
+    finally:
+        namespace.update(saved)

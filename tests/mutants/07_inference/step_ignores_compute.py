@@ -1,7 +1,8 @@
 # replaces: decode_step_time
 # wrong: takes the memory time only: large batches, which are compute-bound, come out too fast
 # must-lose: decode_step_time_full_model
-# must-keep: decode_step_time_weights_bound, decode_step_time_rejects_bad_input
+# must-keep: decode_step_time_weights_bound, decode_step_time_rejects_bad_input, best_config_is_the_best,
+#   best_config_slo_memory_ties, best_config_rejects_bad_input
 def decode_step_time(model, hardware, tp, pp, batch, context_len):
     """Seconds of one decode step of `batch` sequences of `context_len` cached tokens on tp x pp devices (the lesson's
     cost model: bytes read or FLOPs per stage, 2 ring all-reduces per layer, pp - 1 hops)."""
