@@ -73,7 +73,7 @@ def run_check(fn, student) -> list:
         with contextlib.redirect_stdout(printed):
             fn(student)
     except StudentError as exc:
-        student_side = f"\n\nIn your code:\n{exc.traceback}" if exc.traceback else ""
+        student_side = f"\n\nWhere, in your code (innermost last):\n{exc.traceback}" if exc.traceback else ""
         error = ("StudentError", f"{exc}", f"{exc}{student_side}")
     except SandboxError as exc:
         error = ("SandboxError", str(exc), str(exc))

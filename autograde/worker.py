@@ -49,10 +49,17 @@ class CappedText(io.TextIOBase):
         return "".join(self.parts) + note
 
 
+LEARNER_FILES = ("<ipython-input-",)  # where IPython's run_cell compiles the notebook's cells
+
+
 def describe(exc: BaseException) -> dict:
+    """The error as plain data; its traceback holds the learner's frames only (their cells: not the worker, not the
+    rank-side procedures, not torch), innermost last, without the final `Type: message` line the grader already
+    shows. Empty when no frame is theirs."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(LEARNER_FILES)]
     return {"type_names": [c.__name__ for c in type(exc).__mro__],
             "message": str(exc)[:4000],
-            "traceback": "".join(traceback.format_exception(exc))[-8000:]}
+            "traceback": "".join(traceback.format_list(frames))[-8000:]}
 
 
 def read_exactly(stream, size: int) -> bytes | None:

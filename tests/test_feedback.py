@@ -42,6 +42,16 @@ def shard_heads(*args, **kwargs):
 '''
 
 
+RAISING = '''
+def layers_times_two(n_layers):
+    return 2 * n_layers / 0  # a learner's mistake, one frame below the graded function
+
+
+def kv_cache_bytes_per_token(n_layers, n_kv_heads, head_dim, bytes_per_elem=2):
+    return int(layers_times_two(n_layers) * n_kv_heads * head_dim * bytes_per_elem)
+'''
+
+
 def test_clean_escapes_script_and_event_handlers_and_keeps_markdown():
     html = clean("<h1>t</h1><table><tr><th>a</th></tr></table><script>alert(1)</script>"
                  "<img src='x.png' onerror='alert(2)'><a href='javascript:alert(3)'>l</a>")
@@ -85,13 +95,23 @@ def test_a_class_with_hostile_markdown_and_namedtuple_answers(tmp_path):
     tuples["cells"].insert(last + 1, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                                       "source": NAMEDTUPLES})
     subs = tmp_path / "subs"
+    raising = notebooks.make_submission(RELEASED, SOURCE, {"kv_cache_bytes_per_token": RAISING})
     notebooks.write_notebook(markdown, subs / "x-html-markdown" / SOURCE.name)
     notebooks.write_notebook(tuples, subs / "y-namedtuples" / SOURCE.name)
+    notebooks.write_notebook(raising, subs / "z-raises" / SOURCE.name)
     grade_module.grade(ASSIGNMENT, subs, tmp_path / "out", tmp_path / "work", jobs=1,
                        limits={"budget_s": 120.0, "cell_timeout_s": 30.0})
     with open(tmp_path / "out" / "grades.csv") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
+    raised = rows.pop("z-raises")
+    assert raised["status"] == "graded" and raised["score"] != raised["max_score"], raised
     assert all(r["status"] == "graded" and r["score"] == r["max_score"] for r in rows.values()), rows
+    # feedback a learner can act on: each test cell named in the contents, only the learner's own frames shown
+    page = (tmp_path / "out" / "feedback" / "z-raises" / f"{SOURCE.stem}.html").read_text()
+    assert "<code>kv_cache_bytes_published_models</code></a>" in page and ">Test cell<" not in page
+    where = page[page.index("Where, in your code"):][:3000]
+    assert "ipython-input" in where and "layers_times_two" in where, where
+    assert not re.search(r"autograde|_ranks\.py|worker\.py|site-packages", where), where
     page = (tmp_path / "out" / "feedback" / "x-html-markdown" / f"{SOURCE.stem}.html").read_text()
     assert "My notes" in page and "<td>2</td>" in page  # the student's markdown is there, rendered
     assert "&lt;script&gt;alert('pwned')" in page  # shown as text, escaped
