@@ -125,8 +125,8 @@ class StudentGroup:
         return group.describe()
 
     def describe(self) -> str:
-        return (f"cgroup v{self.version}: {self.limits['memory_bytes'] / 2**30:g} GiB, {self.limits['tasks']} tasks per "
-                f"student")
+        gib = self.limits["memory_bytes"] / 2**30
+        return f"cgroup v{self.version}: {gib:g} GiB, {self.limits['tasks']} tasks per student"
 
     def join(self) -> None:
         """In a child process before it starts the sandbox (a preexec_fn): move it into the group."""

@@ -4,7 +4,8 @@
     python autograde/try_checks.py 02_sharding path/to/notebook.ipynb
     DISTLAB_GRADING_SEED=7 python autograde/try_checks.py 02_sharding   # replay one draw of the checks' inputs
 
-Prints each check's verdict and time, and the sandbox's peak memory and tasks (where it has a control group). The real grading (scores, feedback) is autograde/grade.py.
+Prints each check's verdict and time, and the sandbox's peak memory and tasks (where it has a control group). The
+real grading (scores, feedback) is autograde/grade.py.
 """
 import sys
 import time
