@@ -41,8 +41,9 @@ def gradients(label, steps, numel, overflow_rate=0.0, nan_share=0.3, magnitudes=
 
 def split_parameters(initial, groups):
     """drive_scaler's parameters, built the same way (06_mixed_precision_ranks.split_parameters, which cannot be
-    imported here: that file refuses GradScaler in the process that runs it): one parameter in one group, or
-    (groups=2) two halves in two param groups beside a parameter that never gets a gradient."""
+    imported here: that file refuses GradScaler in the process that runs it, unconditionally, since a guard a
+    notebook could set, such as `__name__`, would let it opt out): one parameter in one group, or (groups=2) two
+    halves in two param groups beside a parameter that never gets a gradient."""
     if groups == 1:
         w = torch.nn.Parameter(initial.clone())
         return [w], [{"params": [w]}]
