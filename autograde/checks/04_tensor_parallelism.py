@@ -477,3 +477,65 @@ def activation_memory_rejects_bad_input(student):
                          ((64, 2, 32, 4), {"recompute": None})]:
         assert_raises(student, ValueError, "activation_memory_per_layer", *args, **kwargs)
     print("rejects non-positive sizes, t not dividing a or h, and an unknown recompute")
+
+
+# --- Part 5: a Llama layer, counted the same way -------------------------------------------------------------------
+
+def llama_count(s, b, h, a, a_kv, f, t=1, sequence_parallel=False, recompute="none"):
+    """The statement's rules, tensor by tensor (bytes): norms' and column layers' inputs whole on every TP rank (split
+    along s with SP); Q, K and V at their own widths, the output projection's input, the softmax's output and the
+    four MLP tensors divided by t."""
+    sbh, whole = s * b * h, t if sequence_parallel else 1
+    if recompute == "full":
+        return 2 * sbh / whole
+    kept_whole = {"norm inputs": 2 * 2 * sbh, "QKV input": 2 * sbh, "gate/up input": 2 * sbh}
+    split = {"Q": 2 * sbh, "K": 2 * sbh * a_kv / a, "V": 2 * sbh * a_kv / a, "output projection input": 2 * sbh,
+             "softmax output": 0 if recompute == "selective" else 2 * a * s * s * b,
+             "gate output": 2 * s * b * f, "SiLU output": 2 * s * b * f, "up output": 2 * s * b * f,
+             "product": 2 * s * b * f}
+    return sum(kept_whole.values()) / whole + sum(split.values()) / t
+
+
+LLAMA_LAYERS = {"Llama-3-8B": (4096, 32, 8, 14336), "Llama-3-70B": (8192, 64, 8, 28672),
+                "Llama-2-7B": (4096, 32, 32, 11008)}  # h, a, a_kv, f (the models' config.json)
+
+
+def llama_cases():
+    """(args, kwargs) of the published layers at s=8192, b=1 under TP 1 and 8, and of a layer drawn per grading."""
+    cases = [((8192, 1, h, a, a_kv, f), {"t": t, "sequence_parallel": sp, "recompute": recompute})
+             for h, a, a_kv, f in LLAMA_LAYERS.values() for t in (1, 8) for sp in ((False, True) if t > 1 else (False,))
+             for recompute in ("none", "selective", "full")]
+    draw = generator("04 llama activation memory")
+    number = lambda low, high: int(torch.randint(low, high + 1, (1,), generator=draw))  # noqa: E731
+    t = 2 ** number(0, 2)
+    a_kv = t * number(1, 4)
+    a, f = a_kv * number(1, 4), t * number(8, 512)
+    drawn = (number(16, 2048), number(1, 8), a * number(4, 64), a, a_kv, f)
+    return cases + [(drawn, {"t": t, "sequence_parallel": sp, "recompute": recompute})
+                    for sp in (False, True) for recompute in ("none", "selective", "full")]
+
+
+@check
+def llama_activation_memory_matches_count(student):
+    """llama_activation_memory_per_layer counts a Llama layer by the statement's rules: GQA's narrower K and V, the
+    SwiGLU MLP's four tensors, the softmax, under TP, SP and both recomputations."""
+    for args, kwargs in llama_cases():
+        got = student.call("rank_llama_activation_memory", args, kwargs)
+        shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+        assert_number(got, llama_count(*args, **kwargs), where=f"llama_activation_memory_per_layer({shown})")
+    print(f"Llama-3-8B, Llama-3-70B, Llama-2-7B and a layer drawn per grading, TP 1 and 8, with and without SP, every "
+          f"recompute: the count")
+
+
+@check
+def llama_activation_memory_rejects_bad_input(student):
+    """llama_activation_memory_per_layer raises ValueError for bad sizes, a_kv not dividing a, t not dividing a_kv
+    or f, or an unknown recompute."""
+    good = (8, 1, 16, 4, 2, 32)
+    bad = [(good, {"t": 4}), ((8, 1, 16, 4, 3, 32), {}), ((8, 1, 16, 4, 2, 30), {"t": 4}),
+           ((8, 1, 16, 4, 4, 30), {"t": 4}), (good, {"recompute": "all"}), (good, {"t": 0})]
+    for index in range(len(good)):
+        bad.append((good[:index] + (0,) + good[index + 1:], {}))
+    for args, kwargs in bad:
+        assert_raises(student, ValueError, "llama_activation_memory_per_layer", *args, **kwargs)
+    print(f"{len(bad)} bad inputs rejected")

@@ -146,5 +146,13 @@ def rank_activation_memory(args, kwargs):
     return got
 
 
+def rank_llama_activation_memory(args, kwargs):
+    """llama_activation_memory_per_layer(*args, **kwargs), a real number as a float (as rank_activation_memory)."""
+    got = llama_activation_memory_per_layer(*args, **kwargs)  # noqa: F821
+    if isinstance(got, numbers.Real) and not isinstance(got, bool):
+        return float(got)
+    return got
+
+
 RANK_PROCEDURES = {"rank_f": rank_f, "rank_g": rank_g, "rank_linear": rank_linear, "rank_rejects": rank_rejects,
                    "rank_mlp": rank_mlp, "rank_vocab_ce": rank_vocab_ce}
