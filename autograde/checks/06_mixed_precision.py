@@ -219,6 +219,10 @@ def scaler_skips_overflowing_steps(student):
         shown = [[float(f"{x:.3g}") for x in row] for row in upstreams.tolist()]
         drive_and_compare(student, f"{what}, gradients {shown}", dict(init_scale=4.0, growth_interval=2), upstreams,
                           unscale_first, lr=0.5)
+    # the drawn cases may back S off to 1, where dividing twice changes nothing: clean steps at S = 2^10 cannot
+    clean = torch.rand(4, 3, generator=draw) * 4 - 2
+    drive_and_compare(student, f"unscale_() then step(), clean gradients {clean.tolist()} at S = 2^10",
+                      dict(init_scale=2.0**10, growth_interval=100), clean, [True] * 4, lr=0.5)
     for unscale_first, what in [([False] * 12, "step() alone"), ([True] * 12, "unscale_() then step()")]:
         drive_and_compare(student, f"{what}, an optimizer with two param groups and a parameter without a gradient, "
                           f"gradients {shown}", dict(init_scale=4.0, growth_interval=2), upstreams, unscale_first,
