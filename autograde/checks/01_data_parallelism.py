@@ -8,7 +8,8 @@ import math
 
 import torch
 
-from autograde.checks._common import assert_number, assert_raises, assert_tensor, check, generator
+from autograde.checks._common import (assert_number, assert_raises, assert_tensor, check, generator,
+                                      spread_over_groups)
 
 ranks = importlib.import_module("autograde.checks.01_data_parallelism_ranks")  # model builders for the references
 RANKS_BUILD_OPTIMIZERS = False  # no rank builds an optimizer or DDP: the sandbox skips importing torch._dynamo (3 s)
@@ -211,10 +212,8 @@ def average_gradients_matches_single_process(student):
         print(f"{world_size} ranks: same weights as single-process training")
     groups = [[0, 2], [1, 3]]  # not contiguous: a group rank is not a global rank
     data = [mlp_batches(3, label=f"group {k}") for k in range(len(groups))]  # each group its own batches, as many
-    rank_args = [None] * 4
-    for k, members in enumerate(groups):
-        for rank, share in zip(members, shares(data[k], len(members)), strict=True):
-            rank_args[rank] = (groups, share)
+    per_group = [shares(batches, len(members)) for batches, members in zip(data, groups)]
+    rank_args = [(groups, share) for share in spread_over_groups(groups, per_group)]
     results = student.launch("rank_train_mlp_in_groups", 4, rank_args=rank_args, **LAUNCH)
     for k, members in enumerate(groups):
         expected = ranks.train_mlp(data[k])

@@ -27,14 +27,17 @@ def rank_ring_all_reduce_counted(x):
             "peers_received_from": list(comm.peers_received_from)}
 
 
-def rank_ring_all_reduce_in_groups(groups, x):
-    """Make every group of `groups` (lists of global ranks; every rank creates all, in order), then ring_all_reduce
-    `x` over the group this rank is in (none: x is returned untouched)."""
+def rank_group_of(groups):
+    """Make every group of `groups` (lists of global ranks; every rank creates all, in order); this rank's group, or
+    None if it is in none."""
     made = [dist.new_group(ranks) for ranks in groups]
-    for ranks, group in zip(groups, made):
-        if dist.get_rank() in ranks:
-            return ring_all_reduce(x, group=group)  # noqa: F821
-    return x
+    return next((group for ranks, group in zip(groups, made) if dist.get_rank() in ranks), None)
+
+
+def rank_ring_all_reduce_in_groups(groups, x):
+    """ring_all_reduce `x` over the group of `groups` this rank is in (none: x is returned untouched)."""
+    group = rank_group_of(groups)
+    return x if group is None else ring_all_reduce(x, group=group)  # noqa: F821
 
 
 def rank_idle(x):
@@ -67,10 +70,9 @@ def rank_train_mlp(batches):
 
 
 def rank_train_mlp_in_groups(groups, batches):
-    """Make every group of `groups` (lists of global ranks; every rank creates all, in order), then train with
-    average_gradients(model, group=<this rank's group>) on this rank's share of its group's batches."""
-    made = [dist.new_group(ranks) for ranks in groups]
-    group = next(g for ranks, g in zip(groups, made) if dist.get_rank() in ranks)
+    """Train with average_gradients(model, group=<this rank's group of `groups`>) on this rank's share of its group's
+    batches."""
+    group = rank_group_of(groups)
     return train_mlp(batches, lambda model: average_gradients(model, group=group))  # noqa: F821
 
 

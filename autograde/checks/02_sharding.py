@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import torch
 
-from autograde.checks._common import assert_number, assert_raises, assert_tensor, check, generator
+from autograde.checks._common import (assert_number, assert_raises, assert_tensor, check, generator,
+                                      spread_over_groups)
 
 ranks = importlib.import_module("autograde.checks.02_sharding_ranks")  # models, batches, reference training
 BATCH_SEED = int(torch.randint(2**31, (1,), generator=generator("02_sharding batches")))
@@ -212,10 +213,8 @@ def assert_groups_train_like_one_process(student, groups, kind, steps, optimizer
     group rank is not a global rank (src/dst of a collective are global)."""
     data = [[ranks.batch(kind, step, seed=BATCH_SEED + 1000 * (k + 1)) for step in range(steps)]
             for k in range(len(groups))]
-    rank_args = [None] * sum(map(len, groups))
-    for k, members in enumerate(groups):
-        for rank, share in zip(members, shares(data[k], len(members)), strict=True):
-            rank_args[rank] = (groups, kind, optimizer_name, kwargs, share)
+    per_group = [shares(batches, len(members)) for batches, members in zip(data, groups)]
+    rank_args = [(groups, kind, optimizer_name, kwargs, share) for share in spread_over_groups(groups, per_group)]
     results = student.launch("rank_train_in_groups", len(rank_args), rank_args=rank_args, **LAUNCH)
     for k, members in enumerate(groups):
         expected = ranks.train(kind, data[k], optimizer_name, kwargs)["state"]

@@ -217,6 +217,11 @@ def seed_everything(seed):
     random.seed(seed)
 
 
+def fresh_seed():
+    """A seed nobody chose: a restored run's generators start anywhere, so only restoring continues the run."""
+    return int.from_bytes(os.urandom(4), "big")
+
+
 def parameters_of(model):
     """Copies of the model's parameters."""
     return [p.detach().clone() for p in model.parameters()]
@@ -276,7 +281,7 @@ def rank_restore_then_train(token, steps_after):
     train `steps_after` steps: the step restore returned, and the restored run's losses and parameters."""
     state = CAPTURED.pop(token)
     model, optimizer, scheduler = make_training(seed=5)  # freshly built: other weights, other generator states
-    seed_everything(int.from_bytes(os.urandom(4), "big"))
+    seed_everything(fresh_seed())
     step = restore_training_state(state, model, optimizer, scheduler)  # noqa: F821
     data = make_data()
     losses = [train_step(model, optimizer, scheduler, data) for _ in range(steps_after)]
@@ -292,7 +297,7 @@ def train_on_rank(folder, total_steps, every=None, crash=None, resume=False, see
     rank = dist.get_rank()
     data = make_data()
     model, optimizer, scheduler = make_training()
-    seed_everything(int.from_bytes(os.urandom(4), "big") if resume else seed + rank)  # each rank its own streams
+    seed_everything(fresh_seed() if resume else seed + rank)  # each rank its own streams
     fail = distlab.FailAt(*crash) if crash is not None else None
     step = resume_from_checkpoint(folder, rank, model, optimizer, scheduler) if resume else 0
     resumed_at, losses = (step if resume else None), {}

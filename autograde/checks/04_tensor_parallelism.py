@@ -442,10 +442,15 @@ def table_2(s, b, h, a, t, sequence_parallel, recompute):
     return rows[sequence_parallel, recompute]
 
 
+def integers(label):
+    """number(low, high): integers from low to high included, drawn from this grading run's secret seed and `label`."""
+    draw = generator(label)
+    return lambda low, high: int(torch.randint(low, high + 1, (1,), generator=draw))
+
+
 def drawn_model():
     """(s, b, h, a, t) drawn from this grading run's secret seed, t dividing a and h (a notebook cannot know it)."""
-    draw = generator("04 activation memory model")
-    number = lambda low, high: int(torch.randint(low, high + 1, (1,), generator=draw))  # noqa: E731
+    number = integers("04 activation memory model")
     t = 2 ** number(0, 3)
     a = t * number(1, 8)
     return number(16, 4096), number(1, 16), a * number(8, 128), a, t
@@ -459,7 +464,7 @@ def activation_memory_matches_formula(student):
     drawn = [((s, b, h, a, t), {"sequence_parallel": sp, "recompute": recompute}, table_2(s, b, h, a, t, sp, recompute))
              for sp in (False, True) for recompute in ("none", "selective", "full")]
     for args, kwargs, expected in memory_cases() + drawn:
-        got = student.call("rank_activation_memory", args, kwargs)
+        got = student.call("activation_memory_per_layer", *args, **kwargs)  # numpy, Fraction: sent back as numbers
         shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
         assert_number(got, expected, where=f"activation_memory_per_layer({shown})")
     print("tiny model, s=1024, b=3, h=2560, a=40 and one more model: every row of Table 2")
@@ -505,8 +510,7 @@ def llama_cases():
     cases = [((8192, 1, h, a, a_kv, f), {"t": t, "sequence_parallel": sp, "recompute": recompute})
              for h, a, a_kv, f in LLAMA_LAYERS.values() for t in (1, 8) for sp in ((False, True) if t > 1 else (False,))
              for recompute in ("none", "selective", "full")]
-    draw = generator("04 llama activation memory")
-    number = lambda low, high: int(torch.randint(low, high + 1, (1,), generator=draw))  # noqa: E731
+    number = integers("04 llama activation memory")
     t = 2 ** number(0, 2)
     a_kv = t * number(1, 4)
     a, f = a_kv * number(1, 4), t * number(8, 512)
@@ -520,7 +524,7 @@ def llama_activation_memory_matches_count(student):
     """llama_activation_memory_per_layer counts a Llama layer by the statement's rules: GQA's narrower K and V, the
     SwiGLU MLP's four tensors, the softmax, under TP, SP and both recomputations."""
     for args, kwargs in llama_cases():
-        got = student.call("rank_llama_activation_memory", args, kwargs)
+        got = student.call("llama_activation_memory_per_layer", *args, **kwargs)
         shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
         assert_number(got, llama_count(*args, **kwargs), where=f"llama_activation_memory_per_layer({shown})")
     print(f"Llama-3-8B, Llama-3-70B, Llama-2-7B and a layer drawn per grading, TP 1 and 8, with and without SP, every "

@@ -2,8 +2,6 @@
 `copy_to_tp_region`, `ColumnParallelLinear`, `vocab_parallel_cross_entropy`, ... by name). They hold no expected
 values: they build the student's layers from the weights they are given, run them on the given tensors and return
 outputs and gradients as plain tensors, which autograde/checks/04_tensor_parallelism.py checks in the grader."""
-import numbers
-
 import torch
 import torch.distributed as dist
 import torch.nn as nn
@@ -135,23 +133,6 @@ def rank_vocab_ce_loss(target, shard):
     """One forward and backward of vocab_parallel_cross_entropy; only the loss comes back (the launch's bytes are
     counted by the grader)."""
     return rank_vocab_ce(target, -100, shard)["loss"]
-
-
-def rank_activation_memory(args, kwargs):
-    """activation_memory_per_layer(*args, **kwargs); a real number (int, float, numpy, Fraction) comes back as a
-    float, anything else as it is."""
-    got = activation_memory_per_layer(*args, **kwargs)  # noqa: F821
-    if isinstance(got, numbers.Real) and not isinstance(got, bool):
-        return float(got)
-    return got
-
-
-def rank_llama_activation_memory(args, kwargs):
-    """llama_activation_memory_per_layer(*args, **kwargs), a real number as a float (as rank_activation_memory)."""
-    got = llama_activation_memory_per_layer(*args, **kwargs)  # noqa: F821
-    if isinstance(got, numbers.Real) and not isinstance(got, bool):
-        return float(got)
-    return got
 
 
 RANK_PROCEDURES = {"rank_f": rank_f, "rank_g": rank_g, "rank_linear": rank_linear, "rank_rejects": rank_rejects,

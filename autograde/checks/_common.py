@@ -26,6 +26,15 @@ def generator(label: str) -> torch.Generator:
     return torch.Generator().manual_seed(GRADING_SEED ^ zlib.crc32(label.encode()))
 
 
+def spread_over_groups(groups, per_group):
+    """Per-rank items in global rank order, from `groups` (lists of global ranks) and, for each group, one item per
+    member (e.g. each member's share of its group's batches)."""
+    placed = {}
+    for members, items in zip(groups, per_group, strict=True):
+        placed.update(zip(members, items, strict=True))
+    return [placed[rank] for rank in range(len(placed))]
+
+
 def check(fn):
     """Mark `fn` as the trusted check of the test cell whose grade_id is its name."""
     fn.is_check = True
