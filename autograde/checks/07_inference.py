@@ -36,6 +36,13 @@ H100 = dict(hbm_bytes=80e9, hbm_bandwidth=3.35e12, flops=989e12, link_bandwidth=
 A100 = dict(hbm_bytes=80e9, hbm_bandwidth=2.039e12, flops=312e12, link_bandwidth=300e9, link_latency=3e-6)
 PCIE_24GB = dict(hbm_bytes=24e9, hbm_bandwidth=300e9, flops=121e12, link_bandwidth=32e9, link_latency=10e-6)
 IDEAL = dict(H100, link_bandwidth=1e18, link_latency=0.0)
+TOY = model(1e9, 4, 1024, 8, 8)  # compute-bound from batch 16 on TOY_DEVICE: every larger batch makes the same tokens/s
+TOY_DEVICE = dict(hbm_bytes=1e12, hbm_bandwidth=1e12, flops=1e13, link_bandwidth=1e18, link_latency=0.0)
+# A near tie: FLOP/s set so that batch 16 is memory-bound by a relative 5e-11 (its step reads TOY's weights and one
+# token's cache per sequence), every larger batch compute-bound and 5e-11 faster per token. Within the statement's
+# 1e-9 all of them tie, and the smallest batch, 16, wins; counting only exact equality as a tie picks a larger one.
+_READ_16 = (TOY["n_params"] * TOY["bytes_per_param"] + 16 * 2 * 4 * 8 * 128 * 2) / TOY_DEVICE["hbm_bandwidth"]
+NEAR_TIE_DEVICE = dict(TOY_DEVICE, flops=2 * TOY["n_params"] * 16 / (_READ_16 * (1 - 5e-11)))
 
 
 # --- the reference, from the exercise's statement -------------------------------------------------------------
@@ -70,6 +77,16 @@ def reference_step_time(m, hw, tp, pp, batch, context_len):
     return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
 
 
+def reference_prefill_time(m, hw, tp, pp, prompt_len):
+    layers, b = m["n_layers"] // pp, m["bytes_per_param"]
+    stage = max(m["n_params"] * b / (tp * pp) / hw["hbm_bandwidth"], 2 * m["n_params"] * prompt_len / (tp * pp)
+                / hw["flops"])
+    size = prompt_len * m["d_model"] * b
+    if tp > 1:
+        stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
+    return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+
+
 def reference_fits(m, hw, tp, pp, batch, context_len):
     kv = pp * batch * context_len * reference_kv_bytes(m["n_layers"] // pp, reference_kv_heads_per_rank(m, tp),
                                                        m["head_dim"], m["bytes_per_param"])
@@ -90,10 +107,11 @@ def every_config(m, hw, num_devices, context_len, max_batch=1024):
                            latency_ms=1000 * step, fits=reference_fits(m, hw, tp, pp, batch, context_len))
 
 
-def reference_best(m, hw, num_devices, slo_ms, context_len, max_batch=1024):
-    """Exhaustive search: the most throughput among configurations that keep the promise; the statement's ties."""
+def reference_best(m, hw, num_devices, slo_ms, context_len, max_batch=1024, ttft_slo_ms=None, prompt_len=None):
+    """Exhaustive search: the most throughput among configurations that keep the promises; the statement's ties."""
     kept = [c for c in every_config(m, hw, num_devices, context_len, max_batch) if c["fits"]
-            and c["latency_ms"] <= slo_ms]
+            and c["latency_ms"] <= slo_ms and (ttft_slo_ms is None or 1000 * reference_prefill_time(
+                m, hw, c["tp"], c["pp"], prompt_len) <= ttft_slo_ms)]
     if not kept:
         return None, kept
     most = max(c["tokens_per_s"] for c in kept)
@@ -107,7 +125,8 @@ def reference_best(m, hw, num_devices, slo_ms, context_len, max_batch=1024):
 # What each part calls of the earlier ones: the sandbox puts the statement's in their place for the call, so that a
 # mistake in an earlier part costs only that part's cells (07_inference_ranks.isolated_call)
 EARLIER = {"decode_step_time": ["kv_cache_bytes_per_token", "shard_heads"],
-           "best_config": ["kv_cache_bytes_per_token", "shard_heads", "decode_step_time"]}
+           "prefill_time": ["shard_heads"],
+           "best_config": ["kv_cache_bytes_per_token", "shard_heads", "decode_step_time", "prefill_time"]}
 
 
 def call(student, name, *args, **kwargs):
@@ -130,7 +149,7 @@ def _short(value):
 
 NAMES = {"LLAMA2_7B": LLAMA2_7B, "LLAMA2_13B": LLAMA2_13B, "LLAMA2_70B": LLAMA2_70B, "LLAMA3_8B": LLAMA3_8B,
          "LLAMA3_70B": LLAMA3_70B, "LLAMA3_405B": LLAMA3_405B, "H100": H100, "A100": A100, "PCIE_24GB": PCIE_24GB,
-         "IDEAL": IDEAL}
+         "IDEAL": IDEAL, "TOY": TOY, "TOY_DEVICE": TOY_DEVICE, "NEAR_TIE_DEVICE": NEAR_TIE_DEVICE}
 
 
 def assert_value_error(student, name, *args, **kwargs):
@@ -318,12 +337,18 @@ def assert_best(student, m, hw, num_devices, slo_ms, context_len, **kwargs):
     if config != want:
         mine = next((c for c in every_config(m, hw, num_devices, context_len, kwargs.get("max_batch", 1024))
                      if all(c[k] == config[k] for k in keys)), None)
+        ttft = kwargs.get("ttft_slo_ms")
+        first = None if mine is None or ttft is None else 1000 * reference_prefill_time(
+            m, hw, mine["tp"], mine["pp"], kwargs["prompt_len"])
         why = ("it is not a configuration of the search" if mine is None else
                "it does not fit in memory" if not mine["fits"] else
                f"its step takes {mine['latency_ms']:.3f} ms, over the promise" if mine["latency_ms"] > slo_ms else
+               f"its prefill takes {first:.3f} ms, over the first-token promise" if first is not None and first > ttft
+               else
                f"it makes {mine['tokens_per_s']:.6g} tokens/s, the best {expected['tokens_per_s']:.6g}"
-               + (" (a tie: the smaller tp * pp, then batch, then tp wins)"
-                  if mine["tokens_per_s"] >= expected["tokens_per_s"] * (1 - 1e-9) else ""))
+               + (f" (a relative {abs(mine['tokens_per_s'] / expected['tokens_per_s'] - 1):.1e} apart, within 1e-9: "
+                  "a tie, which the smaller tp * pp, then batch, then tp wins)"
+                  if abs(mine["tokens_per_s"] / expected["tokens_per_s"] - 1) <= 1e-9 else ""))
         raise AssertionError(f"{where}: got {config}, expected {want}: {why}")
     for key in ("tokens_per_s", "latency_ms"):
         value = got.get(key)
@@ -358,8 +383,6 @@ def best_config_is_the_best(student):
         print(f"{_short(m)} on {devices} x {_short(hw)}, {slo} ms, context {context}: {shown_best}")
 
 
-TOY = model(1e9, 4, 1024, 8, 8)  # compute-bound from batch 16 on TOY_DEVICE: every larger batch makes the same tokens/s
-TOY_DEVICE = dict(hbm_bytes=1e12, hbm_bandwidth=1e12, flops=1e13, link_bandwidth=1e18, link_latency=0.0)
 
 
 @check
@@ -377,6 +400,8 @@ def best_config_slo_memory_ties(student):
     for devices, slo in [(2, 1000), (4, 1000), (2, 10), (1, 1000)]:
         best = assert_best(student, TOY, TOY_DEVICE, devices, slo, 1)
         print(f"ties on {devices} device(s): TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch {best['batch']}")
+    best = assert_best(student, TOY, NEAR_TIE_DEVICE, 1, 1000, 1)
+    print(f"a near tie (throughputs within a relative 5e-11): batch {best['batch']}, the smallest of the tied")
     assert_on_the_promise(student, LLAMA3_70B, H100, 8, 2048)
 
 
@@ -409,3 +434,81 @@ def best_config_rejects_bad_input(student):
     assert_value_error(student, "best_config", *good, max_batch=0)
     assert_value_error(student, "best_config", dict(LLAMA3_70B, n_layers=0), H100, 8, 20, 2048)
     print("rejects 0 or negative devices, promise, context, max_batch, and a model with no layers")
+
+
+# --- Part 5: prefill_time and the first-token promise ----------------------------------------------------------
+
+PREFILL_CASES = [  # (model, device, tp, pp, prompt): compute- and memory-bound, TP's all-reduces, PP's hops
+    (LLAMA3_8B, H100, 1, 1, 8192), (LLAMA3_8B, H100, 1, 1, 1), (LLAMA3_8B, H100, 1, 1, 200),
+    (LLAMA3_8B, H100, 2, 1, 8192), (LLAMA3_8B, H100, 1, 2, 8192), (LLAMA3_8B, H100, 8, 1, 8192),
+    (LLAMA3_8B, H100, 1, 8, 8192),
+    (LLAMA3_70B, H100, 8, 1, 4096), (LLAMA3_70B, H100, 4, 2, 4096), (LLAMA3_70B, H100, 16, 1, 4096),
+    (LLAMA3_405B, H100, 8, 2, 32768), (LLAMA2_13B, A100, 5, 1, 2048), (LLAMA2_70B, A100, 2, 4, 1000),
+    (LLAMA3_70B, PCIE_24GB, 8, 2, 4096), (dict(LLAMA3_8B, bytes_per_param=1), IDEAL, 4, 2, 16384),
+    (LLAMA3_8B, dict(H100, link_latency=0.0), 4, 1, 8192),
+]
+
+
+@check
+def prefill_time_compute_bound(student):
+    """prefill_time: a long prompt is compute-bound; TP divides the FLOPs but all-reduces the whole prompt's
+    activations; PP does not shorten it; one token is the weights-read bound."""
+    for args in PREFILL_CASES:
+        got = call(student, "prefill_time", *args)
+        assert_seconds(got, reference_prefill_time(*args), shown("prefill_time", args))
+    print(f"{len(PREFILL_CASES)} prompts (1 to 32768 tokens, tp up to 16, pp up to 4, FP8, PCIe links): as the cost "
+          "model says")
+
+
+@check
+def prefill_time_rejects_bad_input(student):
+    """prefill_time raises ValueError for a prompt of no tokens, a pp that does not divide n_layers and a tp that
+    shard_heads rejects."""
+    good = (LLAMA3_8B, H100, 2, 1, 8192)
+    bad = [dict(prompt_len=0), dict(prompt_len=-5), dict(pp=3), dict(tp=3), dict(tp=0), dict(pp=0),
+           dict(hardware=dict(H100, link_latency=-1e-6)), dict(hardware=dict(H100, flops=0)),
+           dict(hardware=dict(H100, hbm_bytes=0)), dict(model=dict(LLAMA3_8B, n_params=-1.0)),
+           dict(model=dict(LLAMA3_8B, n_kv_heads=6)), dict(model=dict(LLAMA3_8B, d_model=0))]
+    names = ["model", "hardware", "tp", "pp", "prompt_len"]
+    for change in bad:
+        assert_value_error(student, "prefill_time", *[change.get(name, value) for name, value in zip(names, good)])
+    # A latency of 0 is allowed; whether the value is right is prefill_time_compute_bound's to judge
+    got = call(student, "prefill_time", LLAMA3_8B, IDEAL, 2, 1, 8192)
+    assert type(got) in (int, float) and got > 0, (
+        f"prefill_time(LLAMA3_8B, IDEAL, 2, 1, 8192), link_latency=0 (an ideal link): expected seconds, got {got!r}")
+    print(f"{len(bad)} bad inputs rejected; link_latency=0 accepted")
+
+
+SLOW_MESSAGES = dict(H100, link_latency=20e-6)
+NAMES["SLOW_MESSAGES"] = SLOW_MESSAGES
+TTFT_CASES = [  # (model, device, devices, ms per token, context, first token in ms, prompt)
+    # Llama-3-8B, 8192-token prompts: a tighter first-token promise takes more TP, then nothing fits
+    (LLAMA3_8B, H100, 8, 20, 8192, 1000, 8192), (LLAMA3_8B, H100, 8, 20, 8192, 40, 8192),
+    (LLAMA3_8B, H100, 8, 20, 8192, 30, 8192), (LLAMA3_8B, H100, 8, 50, 8192, 60, 8192),
+    # 20 microseconds a message: the all-reduces of a long prompt cost more, so the answer moves
+    (LLAMA3_8B, SLOW_MESSAGES, 8, 20, 8192, 200, 8192), (LLAMA3_8B, SLOW_MESSAGES, 8, 20, 8192, 100, 8192),
+    (LLAMA3_8B, SLOW_MESSAGES, 8, 20, 8192, 60, 8192), (LLAMA3_8B, SLOW_MESSAGES, 8, 20, 8192, 40, 8192),
+    # Llama-3-70B: on 16 H100s one TP16 replica instead of two TP8 under 100 ms (8 H100s: none); on 16 PCIe cards
+    # TP16 instead of TP8 x PP2 under 600 ms; A100s and Llama-3-405B where the promise changes nothing
+    (LLAMA3_70B, H100, 8, 50, 4096, 150, 4096), (LLAMA3_70B, H100, 16, 50, 4096, 100, 4096),
+    (LLAMA3_70B, H100, 8, 50, 4096, 100, 4096), (LLAMA3_70B, A100, 8, 100, 2048, 400, 2048),
+    (LLAMA3_70B, PCIE_24GB, 16, 300, 4096, 3000, 2048), (LLAMA3_70B, PCIE_24GB, 16, 300, 4096, 600, 2048),
+    (LLAMA3_405B, H100, 16, 100, 4096, 1500, 4096),
+    (LLAMA2_13B, H100, 5, 20, 1024, 40, 1024),
+]
+
+
+@check
+def best_config_keeps_first_token_promise(student):
+    """best_config with a first-token promise as well: tighter promises, slower messages, larger models; ValueError
+    for one of ttft_slo_ms and prompt_len without the other, or one not positive."""
+    for m, hw, devices, slo, context, ttft, prompt in TTFT_CASES:
+        best = assert_best(student, m, hw, devices, slo, context, ttft_slo_ms=ttft, prompt_len=prompt)
+        shown_best = "None" if best is None else (f"TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch "
+                                                  f"{best['batch']}")
+        print(f"{_short(m)} on {devices} x {_short(hw)}, {slo} ms per token, first token {ttft} ms: {shown_best}")
+    good = (LLAMA3_8B, H100, 8, 20, 8192)
+    for kwargs in [dict(ttft_slo_ms=100), dict(prompt_len=8192), dict(ttft_slo_ms=0, prompt_len=8192),
+                   dict(ttft_slo_ms=100, prompt_len=0), dict(ttft_slo_ms=-1, prompt_len=8192)]:
+        assert_value_error(student, "best_config", *good, **kwargs)
+    print("rejects a first-token promise without a prompt length, and the other way round, and non-positive ones")

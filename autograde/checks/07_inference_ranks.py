@@ -132,8 +132,22 @@ def _decode_step_time(m, hw, tp, pp, batch, context_len):
     return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
 
 
+def _prefill_time(m, hw, tp, pp, prompt_len):
+    values = [*m.values(), *(v for k, v in hw.items() if k != "link_latency"), tp, pp, prompt_len]
+    if any(not v > 0 for v in values) or hw["link_latency"] < 0 or m["n_layers"] % pp:
+        raise ValueError("prefill_time: a value is not positive, or pp does not divide n_layers")
+    _shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)
+    layers, b = m["n_layers"] // pp, m["bytes_per_param"]
+    stage = max(m["n_params"] * b / (tp * pp) / hw["hbm_bandwidth"],
+                2 * m["n_params"] * prompt_len / (tp * pp) / hw["flops"])
+    size = prompt_len * m["d_model"] * b
+    if tp > 1:
+        stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
+    return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+
+
 STATEMENT = {"kv_cache_bytes_per_token": _kv_cache_bytes_per_token, "shard_heads": _shard_heads,
-             "decode_step_time": _decode_step_time}
+             "decode_step_time": _decode_step_time, "prefill_time": _prefill_time}
 
 
 def isolated_call(name, args, kwargs, earlier):

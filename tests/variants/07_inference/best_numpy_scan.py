@@ -1,14 +1,20 @@
 # replaces: best_config
 # differs: scans in another order (replicas first, batch from the largest down), keeps the best so far with the
-#   tie rule written as a comparison; returns numpy numbers
+#   tie rule written as a comparison; returns numpy numbers; checks the first-token promise per (tp, pp) after the
+#   batch loop, on the feasible list
 import numpy as np
 
 
-def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024):
+def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024, ttft_slo_ms=None,
+                prompt_len=None):
     """The (tp, pp, replicas, batch) with the most tokens/s that keeps the promise and fits; None if none does."""
     for value in (num_devices, latency_slo_ms, context_len, max_batch):
         if not value > 0:
             raise ValueError(f"{value} is not positive")
+    if (ttft_slo_ms, prompt_len).count(None) == 1:
+        raise ValueError("ttft_slo_ms and prompt_len go together")
+    if ttft_slo_ms is not None and min(ttft_slo_ms, prompt_len) <= 0:
+        raise ValueError("ttft_slo_ms and prompt_len must be positive")
     decode_step_time(model, hardware, 1, 1, 1, context_len)
     feasible = []
     for replicas in range(num_devices, 0, -1):
@@ -34,6 +40,8 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
                         feasible.append((np.float64(replicas * pp * batch / step), tp, pp, replicas, batch,
                                          np.float64(1000 * step)))
                 batch //= 2
+    if ttft_slo_ms is not None:
+        feasible = [f for f in feasible if prefill_time(model, hardware, f[1], f[2], prompt_len) * 1e3 <= ttft_slo_ms]
     if not feasible:
         return None
     most = max(f[0] for f in feasible)

@@ -1,13 +1,23 @@
 # replaces: best_config
 # differs: builds every candidate with itertools.product over the divisors, then sorts by (-throughput, tp * pp,
-#   batch, tp) after merging throughputs within 1e-9 of the best; prints how many configurations it tried
+#   batch, tp) after merging throughputs within 1e-9 of the best; prints how many configurations it tried; the
+#   first-token promise as keyword-only arguments, judged with a time-to-first-token helper before the memory test
 import itertools
 
 
-def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024):
+def _first_token_ms(model, hardware, tp, pp, prompt_len):
+    return prefill_time(model, hardware, tp, pp, prompt_len) * 1000
+
+
+def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024, *, ttft_slo_ms=None,
+                prompt_len=None):
     """The (tp, pp, replicas, batch) with the most tokens/s that keeps the promise and fits; None if none does."""
     if num_devices <= 0 or latency_slo_ms <= 0 or context_len <= 0 or max_batch <= 0:
         raise ValueError("num_devices, latency_slo_ms, context_len and max_batch must be positive")
+    if (ttft_slo_ms is None) is not (prompt_len is None):
+        raise ValueError("a first-token promise needs a prompt length, and a prompt length a promise")
+    if ttft_slo_ms is not None and (ttft_slo_ms <= 0 or prompt_len <= 0):
+        raise ValueError(f"ttft_slo_ms={ttft_slo_ms} and prompt_len={prompt_len} must be positive")
     decode_step_time(model, hardware, 1, 1, 1, context_len)
     divisors = [d for d in range(1, num_devices + 1) if num_devices % d == 0]
     batches = [2**k for k in range(40) if 2**k <= max_batch]
@@ -18,6 +28,8 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
         try:
             kv_heads = len(shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)[1])
         except ValueError:
+            continue
+        if ttft_slo_ms is not None and _first_token_ms(model, hardware, tp, pp, prompt_len) > ttft_slo_ms:
             continue
         per_sequence = context_len * kv_cache_bytes_per_token(model["n_layers"] // pp, kv_heads, model["head_dim"],
                                                               model["bytes_per_param"])
