@@ -1,7 +1,7 @@
 # replaces: copy_to_tp_region
 # wrong: f all-reduces in both directions (forward too): the full input becomes t times itself
-# must-lose: copy_to_tp_region_forward_backward, column_parallel_matches_linear, tp_mlp_matches_single_process
-# must-keep: reduce_from_tp_region_forward_backward, row_parallel_matches_linear
+# must-lose: copy_to_tp_region_forward_backward, tp_mlp_matches_single_process
+# must-keep: reduce_from_tp_region_forward_backward, column_parallel_matches_linear, row_parallel_matches_linear
 def copy_to_tp_region(x, group=None):
     """f (Megatron-LM §3): identity in the forward pass, all-reduce (sum over `group`) of the gradient backward."""
     class CopyToTPRegion(torch.autograd.Function):

@@ -1,7 +1,7 @@
 # replaces: reduce_from_tp_region
 # wrong: g all-reduces the gradient backward too: the input gradient is t times too large
-# must-lose: reduce_from_tp_region_forward_backward, row_parallel_matches_linear
-# must-keep: copy_to_tp_region_forward_backward
+# must-lose: reduce_from_tp_region_forward_backward, tp_mlp_matches_single_process
+# must-keep: copy_to_tp_region_forward_backward, row_parallel_matches_linear, column_parallel_matches_linear
 def reduce_from_tp_region(x, group=None):
     """g (Megatron-LM §3): all-reduce (sum over `group`) in the forward pass, identity for the gradient backward."""
     class ReduceFromTPRegion(torch.autograd.Function):
