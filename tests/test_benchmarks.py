@@ -71,3 +71,11 @@ def test_bench_launch_quick_run_reports_every_contender_and_mode():
     assert [(r[0], r[1]) for r in rows] == [(c, m) for m in ("alone", "two at once") for c in
                                            ("distlab.launch", "plain torch, TCPStore", "plain torch, FileStore")]
     assert all(r[2] == "2" and r[3] == "0" for r in rows), output  # two launches each, no failure
+
+
+def test_bench_comm_quick_run_reports_both_contenders():
+    """bench_comm.py --quick: the ring with and without count_comm, side by side (what the block costs in time)."""
+    output = run_script(["--quick"], timeout=120, script=BENCHMARKS / "bench_comm.py")
+    rows = [line.split("|")[1:-1] for line in output.splitlines() if line.startswith("| ") and "contender" not in line]
+    assert [row[0].strip() for row in rows] == ["plain ring", "inside count_comm"], output
+    assert rows[0][3].strip() == "1.00", output  # the baseline

@@ -1,12 +1,12 @@
 """distlab.count_comm on real ranks (gloo): every call path counted, by its public name, with bytes and global peers;
-torch.distributed's namespace untouched; nesting, exceptions, threads; and what the block costs.
+torch.distributed's namespace untouched; nesting, exceptions, threads. What the block costs in time is
+measured by benchmarks/bench_comm.py, side by side with the plain ring (never by a timed unit test).
 
     pytest -q -p no:xdist tests/test_comm.py
 """
 import pickle
 import sys
 import threading
-import time
 import warnings
 import weakref
 
@@ -301,49 +301,6 @@ def test_summary_is_picklable_and_plain():
     assert set(summary) == {"calls", "collective_calls", "bytes_sent", "bytes_received", "peers_sent_to",
                             "peers_received_from", "collective_bytes", "elements_in"}
     assert all(type(v) in (dict, int) for v in summary.values())
-
-
-# --- overhead -------------------------------------------------------------------------------------------------
-
-def _timed_rounds(numel, rounds):
-    """Seconds of a ring all-reduce of `numel` floats (send/recv chunks, add) without and with the block."""
-    def ring(t):
-        rank, world = dist.get_rank(), dist.get_world_size()
-        chunks, incoming = t.tensor_split(world), torch.empty(numel // world + 1)
-        for step in range(2 * (world - 1)):
-            send, recv = chunks[(rank - step) % world], chunks[(rank - step - 1) % world]
-            buffer = incoming[: recv.numel()]
-            for request in dist.batch_isend_irecv([dist.P2POp(isend, send, (rank + 1) % world),
-                                                   dist.P2POp(irecv, buffer, (rank - 1) % world)]):
-                request.wait()
-            if step < world - 1:
-                recv.add_(buffer)  # reduce-scatter phase
-            else:
-                recv.copy_(buffer)  # all-gather phase
-
-    times = {"plain": [], "counted": []}
-    for _ in range(rounds):
-        for kind in times:
-            t = torch.ones(numel)
-            dist.barrier()
-            start = time.perf_counter()
-            with distlab.count_comm() if kind == "counted" else _nothing():
-                ring(t)
-            times[kind].append(time.perf_counter() - start)
-    return {kind: min(values) for kind, values in times.items()}
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return None
-
-
-def test_the_block_costs_little_on_a_ring_all_reduce_of_a_million_floats():
-    times = launch(_timed_rounds, 2, 2**20, 5)[0]
-    assert times["counted"] < 1.5 * times["plain"] + 0.005, times
 
 
 # --- count_bytes_written: the operating system's count, and where there is none --------------------------------
