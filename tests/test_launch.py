@@ -180,14 +180,19 @@ def test_a_raising_rank_is_named_with_its_own_traceback_within_5s():
     assert err.elapsed < 5
 
 
-def test_the_rank_that_failed_first_is_named_when_others_fail_later():
-    def cascade():
+def test_the_rank_that_failed_first_is_named_when_others_fail_later(tmp_path):
+    def cascade(folder):
+        # Rank r raises once rank r - 1 is about to (its marker file exists): ordered by events, not by a head start
+        # in sleep(), which a rank that starts late on a loaded machine loses. The margin left is the few
+        # microseconds between writing the marker and raising.
         rank = dist.get_rank()
-        time.sleep(0.3 * rank)
+        while rank > 0 and not os.path.exists(os.path.join(folder, f"raising-{rank - 1}")):
+            time.sleep(0.01)
+        open(os.path.join(folder, f"raising-{rank}"), "w").close()
         raise RuntimeError(f"failure {rank}")
 
     with pytest.raises(distlab.RankFailed, match="rank 0 failed first: RuntimeError: failure 0"):
-        distlab.launch(cascade, world_size=3)
+        distlab.launch(cascade, world_size=3, args=(str(tmp_path),))
 
 
 def test_system_exit_in_a_rank_is_reported_not_swallowed():
