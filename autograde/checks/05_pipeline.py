@@ -451,7 +451,7 @@ def zb_h1_schedule_bubble_and_memory(student):
 @check
 def zb_h1_schedule_rejects_invalid(student):
     """zb_h1_schedule raises ValueError (with a message) for non-positive or non-integer sizes."""
-    for args in [(0, 4), (-1, 4), (4, 0), (4, -2), (2.0, 4), (4, 3.5), (True, 4)]:
+    for args in [(0, 4), (-1, 4), (4, 0), (4, -2), (2.0, 4), (4, 3.5)]:
         assert_raises(student, ValueError, "zb_h1_schedule", *args)
     for args in [(1, 1), (3, 1)]:
         student.call("zb_h1_schedule", *args)  # valid: must not raise
@@ -541,10 +541,10 @@ def zero_bubble_runs_on_a_real_pipeline(student):
         _, kept = simulate_zb(schedule)
         assert_number(results[p - 1]["loss"], loss, rel=1e-5, where=f"{where} on 4 ranks: the loss of the last stage")
         for rank, result in enumerate(results):
+            zb_run_events_agree(schedule, result, rank, where)
             part = ranks.GraderPart(model, rank, p)
             for (name, w), got in zip(part.named_parameters(), result["grads"], strict=True):
                 assert_tensor(got, w.grad, rtol=1e-4, atol=1e-6, where=f"{where}, rank {rank}, {name}.grad")
-            zb_run_events_agree(schedule, result, rank, where)
             assert result["most_kept"] == kept[rank], (
                 f"{where}, rank {rank}: kept {result['most_kept']} microbatches between F and W at most; the "
                 f"simulator says {kept[rank]}")
