@@ -1,4 +1,4 @@
-# replaces: backward_split
+# replaces: backward_input
 # wrong: backward_input runs the whole backward (output.backward, retaining the graph): the weights get their
 #   gradient in B and again in W, twice the gradient, and none of it waits for W
 # must-lose: backward_input_then_weight, zero_bubble_runs_on_a_real_pipeline

@@ -1,4 +1,4 @@
-# replaces: backward_split
+# replaces: backward_input
 # wrong: backward_input passes the output's gradient on as the input's (as if the stage were the identity)
 # must-lose: backward_input_then_weight, zero_bubble_runs_on_a_real_pipeline
 # must-keep: zb_h1_schedule_bubble_and_memory, zb_h1_schedule_rejects_invalid

@@ -1,4 +1,4 @@
-# replaces: backward_split
+# replaces: backward_input
 # wrong: backward_input frees the graph (no retain_graph=True): the W that follows cannot walk it again
 # must-lose: backward_input_then_weight, zero_bubble_runs_on_a_real_pipeline
 # must-keep: zb_h1_schedule_bubble_and_memory, zb_h1_schedule_rejects_invalid, schedules_run_on_a_real_pipeline

@@ -1,4 +1,4 @@
-# replaces: backward_split
+# replaces: backward_input
 # wrong: no split at all: backward_input runs the whole backward and backward_weight does nothing; the gradients are
 #   right, but the weight gradients come in B, not deferred to W
 # must-lose: backward_input_then_weight, zero_bubble_runs_on_a_real_pipeline

@@ -1,4 +1,4 @@
-# replaces: backward_split
+# replaces: backward_input
 # wrong: backward_weight sets .grad to this microbatch's gradient instead of adding to it: only the last W's
 #   microbatch counts
 # must-lose: backward_input_then_weight, zero_bubble_runs_on_a_real_pipeline

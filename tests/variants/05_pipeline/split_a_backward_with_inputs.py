@@ -1,4 +1,4 @@
-# replaces: backward_split
+# replaces: backward_input
 # differs: Tensor.backward(inputs=[input]) for B (its .grad, the input being a fresh leaf) and
 #   torch.autograd.backward(inputs=params) for W, which accumulates into .grad itself
 def backward_input(output, input, grad_output):

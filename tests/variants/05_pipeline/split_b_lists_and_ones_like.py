@@ -1,4 +1,4 @@
-# replaces: backward_split
+# replaces: backward_input
 # differs: autograd.grad with lists of outputs, inputs and gradients, a scalar's gradient made explicit
 #   (torch.ones_like), W adding in place under no_grad (a clone for a .grad that was None), W keeping its graph too
 def _gradients_of(output, grad_output):

@@ -1,4 +1,4 @@
-# replaces: backward_split
+# replaces: backward_input
 # differs: backward_input prepares W as a closure kept in a dict keyed by the output's id (the deferred callable),
 #   and backward_weight runs it; W sums each gradient with torch.add into a fresh .grad
 _deferred = {}
