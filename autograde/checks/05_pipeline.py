@@ -5,7 +5,10 @@ independent simulator (`simulate` below: any order a stage may run, the dependen
 closed forms (Narayanan et al. 2021, §2.2: makespan (m + p - 1)(t_f + t_b) for GPipe and 1F1B, m(t_f + t_b) +
 (p - 1)(t_f + t_b)/v interleaved; peaks in flight m, min(p - s, m), min(2(p - s - 1) + (v - 1)p + 1, mv)); the
 student's simulator is fed schedules made here; and the student's schedules run on a real 4-rank pipeline
-(autograde/checks/05_pipeline_ranks.py) whose gradients are compared with one process computed here.
+(autograde/checks/05_pipeline_ranks.py) whose gradients are compared with one process computed here. Part 5, zero
+bubble (Qi et al. 2023): the student's ZB-H1 is judged by properties (every op once, F before B before W, runnable,
+makespan 3m + p - 1 with unit times when m >= p, at most min(p, m) microbatches between F and W), not by one order;
+the student's B/W split runs on a small net and on 4 ranks, gradients against one process computed here.
 """
 import importlib
 import itertools
