@@ -5,15 +5,20 @@ independent simulator (`simulate` below: any order a stage may run, the dependen
 closed forms (Narayanan et al. 2021, §2.2: makespan (m + p - 1)(t_f + t_b) for GPipe and 1F1B, m(t_f + t_b) +
 (p - 1)(t_f + t_b)/v interleaved; peaks in flight m, min(p - s, m), min(2(p - s - 1) + (v - 1)p + 1, mv)); the
 student's simulator is fed schedules made here; and the student's schedules run on a real 4-rank pipeline
-(autograde/checks/05_pipeline_ranks.py) whose gradients are compared with one process computed here.
+(autograde/checks/05_pipeline_ranks.py) whose gradients are compared with one process computed here. Part 5, zero
+bubble (Qi et al. 2023): the student's ZB-H1 is judged by properties (every op once, F before B before W, runnable,
+makespan 3m + p - 1 with unit times when m >= p, at most min(p, m) microbatches between F and W), not by one order;
+the student's B/W split runs on a small net and on 4 ranks, gradients against one process computed here.
 """
 import importlib
+import itertools
 import math
 import random
 
 import torch
 
-from autograde.checks._common import GRADING_SEED, StudentError, assert_number, assert_raises, assert_tensor, check
+from autograde.checks._common import (GRADING_SEED, StudentError, assert_number, assert_raises, assert_tensor, check,
+                                      generator)
 
 ranks = importlib.import_module("autograde.checks.05_pipeline_ranks")  # the model and its parts, for the reference
 RANKS_BUILD_OPTIMIZERS = False  # no rank builds an optimizer or DDP: the sandbox skips importing torch._dynamo (3 s)
@@ -339,3 +344,212 @@ def schedules_run_on_a_real_pipeline(student):
                                                                            f"{c * p + rank}, {name}.grad")
         print(f"{where}: the loss and every gradient equal one process's "
               f"({sum(result['sends'] for result in results)} messages)")
+
+
+# --- Part 5: zero bubble (Qi et al. 2023, *Zero Bubble Pipeline Parallelism*, §2-3) --------------------------------
+
+def reference_zb_h1(p, m):
+    """ZB-H1, built here: 1F1B's forwards and B's, and stage s runs each W s backwards after its B (the last s at the
+    end), so that every stage keeps at most min(p, m) microbatches between their F and their W (1F1B's peak)."""
+    schedule = []
+    for s in range(p):
+        warmup = min(p - s - 1, m)
+        ops = [("F", mb, 0) for mb in range(warmup)]
+        for j in range(m):
+            ops += [("F", warmup + j, 0)] if warmup + j < m else []
+            ops.append(("B", j, 0))
+            ops += [("W", j - s, 0)] if j >= s else []
+        schedule.append(ops + [("W", mb, 0) for mb in range(max(m - s, 0), m)])
+    return schedule
+
+
+def simulate_zb(schedule):
+    """(makespan, most kept per stage) of a schedule of F, B and W with t_F = t_B = t_W = 1; Deadlock if it cannot
+    run. B of stage s needs the B of stage s + 1 (the last stage's, its own F), W needs its own B only; kept: the
+    microbatches whose F has run and whose W has not."""
+    p = len(schedule)
+    done, clock, nxt = {}, [0.0] * p, [0] * p
+    for _ in range(sum(len(ops) for ops in schedule)):
+        ready = []
+        for s in range(p):
+            if nxt[s] == len(schedule[s]):
+                continue
+            op, mb, _ = schedule[s][nxt[s]]
+            inputs = {"F": [("F", mb, s - 1)] if s > 0 else [],
+                      "B": [("F", mb, s)] + ([("B", mb, s + 1)] if s < p - 1 else []), "W": [("B", mb, s)]}[op]
+            if all(i in done for i in inputs):
+                ready.append((max([clock[s]] + [done[i] for i in inputs]), s, op, mb))
+        if not ready:
+            waiting = [ops[n] if n < len(ops) else None for ops, n in zip(schedule, nxt)]
+            raise Deadlock(f"the schedule deadlocks: each stage waits, its next ops {waiting}")
+        start, s, op, mb = min(ready)
+        done[op, mb, s] = clock[s] = start + 1.0
+        nxt[s] += 1
+    kept = [max(itertools.accumulate(1 if op == "F" else -1 if op == "W" else 0 for op, _, _ in ops))
+            for ops in schedule]
+    return max(clock), kept
+
+
+def as_zb_schedule(schedule, p, m, where):
+    """The student's ZB schedule as lists of (str, int, 0), each op once per stage, each stage's B after its F and
+    W after its B, or an AssertionError saying what is wrong."""
+    assert isinstance(schedule, (list, tuple)), f"{where}: expected a list of lists, got {type(schedule).__name__}"
+    assert len(schedule) == p, f"{where}: {len(schedule)} stages, expected {p}"
+    every = sorted((op, mb, 0) for op in "FBW" for mb in range(m))
+    stages = []
+    for s, ops in enumerate(schedule):
+        assert isinstance(ops, (list, tuple)), f"{where}: stage {s} is a {type(ops).__name__}, not a list"
+        for op in ops:
+            assert isinstance(op, (list, tuple)) and len(op) == 3 and op[0] in ("F", "B", "W") and \
+                type(op[1]) is int and op[2] == 0 and type(op[2]) is int, \
+                f"{where}: stage {s} has {op!r}, not (op, microbatch, 0) with op 'F', 'B' or 'W'"
+        ops = [tuple(op) for op in ops]
+        assert sorted(ops) == every, f"{where}: stage {s} must run each (op, microbatch, 0) once; it runs {ops}"
+        position = {op: i for i, op in enumerate(ops)}
+        for mb in range(m):
+            assert position["F", mb, 0] < position["B", mb, 0] < position["W", mb, 0], (
+                f"{where}: stage {s} must run microbatch {mb}'s F, then its B, then its W; it runs {ops}")
+        stages.append(ops)
+    return stages
+
+
+def student_zb_schedule(student, p, m):
+    """The student's zb_h1_schedule(p, m), checked: every op once, in order on each stage, runnable, at most min(p, m)
+    microbatches kept per stage, and (m >= p) the makespan 3m + p - 1 of t_F = t_B = t_W = 1."""
+    where = f"zb_h1_schedule({p}, {m})"
+    schedule = as_zb_schedule(student.call("zb_h1_schedule", p, m), p, m, where)
+    try:
+        makespan, kept = simulate_zb(schedule)
+    except Deadlock as error:
+        raise AssertionError(f"{where}: {error}") from None
+    assert all(n <= min(p, m) for n in kept), (
+        f"{where}: stages keep up to {kept} microbatches between their F and their W; 1F1B's peak is min(p, m) = "
+        f"{min(p, m)} (its first stage): ZB-H1 keeps no more on any stage")
+    if m >= p:
+        assert makespan == 3 * m + p - 1, (
+            f"{where}: with t_F = t_B = t_W = 1 it takes {makespan:g}; ZB-H1 takes 3m + p - 1 = {3 * m + p - 1} (a "
+            f"bubble of (p - 1)(t_F + t_B - t_W) = {p - 1}; 1F1B with B and W together: 3(m + p - 1) = "
+            f"{3 * (m + p - 1)})")
+    return schedule, makespan, kept
+
+
+ZB_PM = [(4, 8), (1, 1), (1, 4), (2, 2), (2, 5), (3, 3), (3, 7), (4, 4), (5, 9), (8, 8), (8, 20), (6, 13)]
+ZB_SMALL_M = [(4, 2), (4, 1), (3, 2), (8, 5), (2, 1)]  # m < p: valid, memory bounded; no bubble claim
+
+
+@check
+def zb_h1_schedule_bubble_and_memory(student):
+    """ZB-H1: every op once per stage, F before B before W, runnable, makespan 3m + p - 1 (m >= p), at most min(p, m)
+    microbatches between F and W on any stage."""
+    rng = random.Random(GRADING_SEED ^ 0x2B)
+    drawn = [(p, rng.randint(p, 3 * p)) for p in (rng.randint(2, 7), rng.randint(2, 7))]
+    for p, m in ZB_PM + drawn:
+        student_zb_schedule(student, p, m)
+    for p, m in ZB_SMALL_M + [(7, rng.randint(1, 6))]:
+        student_zb_schedule(student, p, m)
+    print(f"ZB-H1 for {len(ZB_PM) + len(drawn)} (p, m) with m >= p: makespan 3m + p - 1, bubble (p - 1)/(3m) of the "
+          f"ideal time; with m < p ({len(ZB_SMALL_M) + 1} cases) valid; at most min(p, m) kept per stage")
+
+
+@check
+def zb_h1_schedule_rejects_invalid(student):
+    """zb_h1_schedule raises ValueError (with a message) for non-positive or non-integer sizes."""
+    for args in [(0, 4), (-1, 4), (4, 0), (4, -2), (2.0, 4), (4, 3.5)]:
+        assert_raises(student, ValueError, "zb_h1_schedule", *args)
+    for args in [(1, 1), (3, 1)]:
+        student.call("zb_h1_schedule", *args)  # valid: must not raise
+    print("invalid sizes raise ValueError; p = m = 1 and m < p do not")
+
+
+@check
+def backward_input_then_weight(student):
+    """backward_input gives the input's gradient and touches no weight's .grad; backward_weight, called later, adds
+    each weight's gradient into .grad; both for a tensor output with its gradient and for a scalar loss (None)."""
+    gen = generator("backward_input_then_weight")
+    d_in, hidden, d_out, n = 3 + int(torch.randint(3, (1,), generator=gen)), 5, 4, 3
+    weights = [torch.randn(hidden, d_in, generator=gen), torch.randn(hidden, generator=gen),
+               torch.randn(d_out, hidden, generator=gen), torch.randn(d_out, generator=gen)]
+    inputs = [torch.randn(2, d_in, generator=gen) for _ in range(n)]
+    grad_outputs = [torch.randn(2, d_out, generator=gen) for _ in range(n)]
+    result = student.call("rank_backward_split", weights, inputs, grad_outputs)
+
+    def net_of(x):
+        params = [w.clone().requires_grad_() for w in weights]
+        x = x.clone().requires_grad_()
+        y = torch.tanh(x @ params[0].T + params[1]) @ params[2].T + params[3]
+        return x, y, params
+
+    sums = [torch.zeros_like(w) for w in weights]
+    for i, (x, g) in enumerate(zip(inputs, grad_outputs)):
+        x, y, params = net_of(x)
+        y.backward(g)
+        where = f"microbatch {i} of {n} (a Linear, tanh, Linear)"
+        assert_tensor(result["input_grads"][i], x.grad, rtol=1e-5, atol=1e-6,
+                      where=f"{where}: backward_input(output, input, grad_output)")
+        assert not result["touched_in_b"][i], (
+            f"{where}: backward_input changed a weight's .grad; the weight gradients are backward_weight's (W), "
+            "computed later")
+        sums = [total + w.grad for total, w in zip(sums, params)]
+        for name, got, want in zip(["weight 0", "bias 0", "weight 1", "bias 1"], result["grads_after_w"][i], sums):
+            assert_tensor(got, want, rtol=1e-5, atol=1e-6,
+                          where=f"after backward_weight of microbatches 0..{i}: {name}.grad (the sum of their "
+                                "gradients: W adds into .grad)")
+    x, y, params = net_of(inputs[0])
+    y.square().mean().backward()
+    assert_tensor(result["loss_input_grad"], x.grad, rtol=1e-5, atol=1e-6,
+                  where="backward_input(loss, input, None) for a scalar loss")
+    assert not result["loss_touched_in_b"], "backward_input(loss, input, None) changed a weight's .grad"
+    for name, got, w in zip(["weight 0", "bias 0", "weight 1", "bias 1"], result["loss_grads"], params):
+        assert_tensor(got, w.grad, rtol=1e-5, atol=1e-6, where=f"backward_weight(loss, params, None): {name}.grad")
+    print(f"{n} microbatches: every input gradient right, no weight gradient before W, W accumulates; a scalar loss "
+          "too")
+
+
+def zb_run_events_agree(schedule, result, rank, where):
+    """The events a rank recorded around the student's B and W are the schedule's, with no weight gradient in B, one
+    in every W, and (past the first rank) each input gradient sent before the W of its microbatch."""
+    events = [tuple(e) for e in result["events"]]
+    assert [e[:2] for e in events if e[0] != "sent"] == [(op, mb) for op, mb, _ in schedule[rank]], (
+        f"{where}, rank {rank}: it ran {events}, not its schedule {schedule[rank]}")
+    sent = set()
+    for event in events:
+        if event[0] == "B":
+            assert event[2] is False, (f"{where}, rank {rank}: backward_input of microbatch {event[1]} changed a "
+                                       "weight's .grad; the weight gradients wait for backward_weight (W)")
+        elif event[0] == "sent":
+            sent.add(event[1])
+        elif event[0] == "W":
+            assert event[2] is True, (
+                f"{where}, rank {rank}: backward_weight of microbatch {event[1]} left every .grad as it was")
+            assert rank == 0 or event[1] in sent, (
+                f"{where}, rank {rank}: the W of microbatch {event[1]} ran before its input gradient was sent")
+
+
+@check
+def zero_bubble_runs_on_a_real_pipeline(student):
+    """ZB-H1 on 4 real ranks with your backward_input (B) and backward_weight (W): the loss and every gradient of one
+    process, no weight gradient in any B, each input gradient sent before its W, the most kept as simulated."""
+    p = 4
+    try:
+        own = as_zb_schedule(student.call("zb_h1_schedule", p, 8), p, 8, "zb_h1_schedule(4, 8)")
+        simulate_zb(own)
+        cases = [("your zb_h1_schedule(4, 8)", own, 8)]
+    except (AssertionError, StudentError) as error:  # the schedule's cell judges it: here, the grader's ZB-H1
+        print(f"zb_h1_schedule(4, 8) cannot run ({str(error)[:200]}): the grader's ZB-H1 runs instead")
+        cases = [("the grader's ZB-H1, m=8", reference_zb_h1(p, 8), 8)]
+    cases.append(("the grader's ZB-H1, m=2", reference_zb_h1(p, 2), 2))
+    for where, schedule, m in cases:
+        results = student.launch("rank_zero_bubble_step", p, args=(schedule, m), **LAUNCH)
+        model, loss = one_process_reference(m)
+        _, kept = simulate_zb(schedule)
+        assert_number(results[p - 1]["loss"], loss, rel=1e-5, where=f"{where} on 4 ranks: the loss of the last stage")
+        for rank, result in enumerate(results):
+            zb_run_events_agree(schedule, result, rank, where)
+            part = ranks.GraderPart(model, rank, p)
+            for (name, w), got in zip(part.named_parameters(), result["grads"], strict=True):
+                assert_tensor(got, w.grad, rtol=1e-4, atol=1e-6, where=f"{where}, rank {rank}, {name}.grad")
+            assert result["most_kept"] == kept[rank], (
+                f"{where}, rank {rank}: kept {result['most_kept']} microbatches between F and W at most; the "
+                f"simulator says {kept[rank]}")
+        print(f"{where} on 4 ranks: the loss and every gradient equal one process's; B before W, no weight gradient "
+              f"in B; at most {kept} microbatches kept, as simulated")

@@ -1,0 +1,16 @@
+# replaces: backward_input
+# wrong: backward_input runs the whole backward (output.backward, retaining the graph): the weights get their
+#   gradient in B and again in W, twice the gradient, and none of it waits for W
+# must-lose: backward_input_then_weight, zero_bubble_runs_on_a_real_pipeline
+# must-keep: zb_h1_schedule_bubble_and_memory, zb_h1_schedule_rejects_invalid
+def backward_input(output, input, grad_output):
+    """B: the gradient of the loss with respect to `input`; no parameter's .grad changes, the graph is kept for W."""
+    output.backward(grad_output, retain_graph=True)
+    return input.grad
+
+
+def backward_weight(output, params, grad_output):
+    """W: add the gradient of the loss with respect to each of `params` into its .grad."""
+    params = list(params)
+    for w, grad in zip(params, torch.autograd.grad(output, params, grad_output)):
+        w.grad = grad if w.grad is None else w.grad + grad

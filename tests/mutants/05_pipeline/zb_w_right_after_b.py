@@ -1,0 +1,18 @@
+# replaces: zb_h1_schedule
+# wrong: each W right after its B (1F1B with the backward split, no W delayed): 1F1B's bubble, 3(p - 1), not p - 1
+# must-lose: zb_h1_schedule_bubble_and_memory
+# must-keep: zb_h1_schedule_rejects_invalid, backward_input_then_weight, zero_bubble_runs_on_a_real_pipeline
+def zb_h1_schedule(num_stages, num_microbatches):
+    p, m = num_stages, num_microbatches
+    for name, value in (("num_stages", p), ("num_microbatches", m)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    schedule = []
+    for s in range(p):
+        warmup = min(p - s - 1, m)
+        ops = [("F", mb, 0) for mb in range(warmup)]
+        for j in range(m):
+            ops += [("F", warmup + j, 0)] if warmup + j < m else []
+            ops += [("B", j, 0), ("W", j, 0)]
+        schedule.append(ops)
+    return schedule
