@@ -341,15 +341,17 @@ def assert_adamw_history(history, initial, kwargs, names, where):
 
 def assert_kept_memory_report(results, plain, where):
     """The ranks' own report (a claim) of what ShardedOptimizer kept allocated after each step() (distlab.track_memory):
-    catches state or buffers kept beside the optimizer_cls instances, which the returned state cannot show."""
-    for step in range(STATE_STEPS):
-        kept = [result["kept_bytes"][step] for result in results]
-        for rank, nbytes in enumerate(kept):
-            assert nbytes <= plain / 2, (f"{where}: after step {step + 1}, rank {rank} kept {nbytes} bytes allocated, "
-                                         f"AdamW alone keeps {plain} for the whole model: is the optimizer state "
-                                         f"really sharded?")
-        assert sum(kept) <= 1.6 * plain, (f"{where}: after step {step + 1}, the ranks together kept {sum(kept)} bytes "
-                                          f"allocated, {sum(kept) / plain:.2f} x AdamW's {plain}")
+    catches state or buffers kept beside the optimizer_cls instances, which the returned state cannot show. Each rank's
+    least reading over the steps: gloo's thread lets go of a collective's buffer a moment after the collective returns,
+    so one reading right after step() can still count a buffer step() freed (distlab.memory); a stale buffer only adds,
+    and what the optimizer really keeps shows after every step."""
+    kept = [min(result["kept_bytes"][:STATE_STEPS]) for result in results]
+    for rank, nbytes in enumerate(kept):
+        assert nbytes <= plain / 2, (f"{where}: rank {rank} kept at least {nbytes} bytes allocated after each of "
+                                     f"{STATE_STEPS} steps, AdamW alone keeps {plain} for the whole model: is the "
+                                     f"optimizer state really sharded?")
+    assert sum(kept) <= 1.6 * plain, (f"{where}: the ranks together kept {sum(kept)} bytes allocated after each step, "
+                                      f"{sum(kept) / plain:.2f} x AdamW's {plain}")
 
 
 STATE_STEPS = 3  # steps of the memory check: a state dropped after a step to look small shows in the next one
