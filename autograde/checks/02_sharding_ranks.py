@@ -180,7 +180,8 @@ def rank_zero2_comm(groups, kind, optimizer_name, kwargs, batches):
         made = [dist.new_group(members) for members in groups]
         extra["group"] = next(g for members, g in zip(groups, made) if dist.get_rank() in members)
     model = make_net(kind)
-    optimizer = Zero2Optimizer(model.parameters(), getattr(torch.optim, optimizer_name), **extra, **kwargs)  # noqa: F821
+    optimizer_cls = getattr(torch.optim, optimizer_name)
+    optimizer = Zero2Optimizer(model.parameters(), optimizer_cls, **extra, **kwargs)  # noqa: F821
     comms = []
     for x, y in batches:
         optimizer.zero_grad()
@@ -240,7 +241,8 @@ def rank_zero2_held(kind, optimizer_name, kwargs, shares):
                        if p.untyped_storage().data_ptr() not in storages}  # parameters given new storage: the model's
             kept = settled_live(mem) - sum(renewed.values())
             with mem.paused():
-                grads = {name: p.grad.untyped_storage().nbytes() for name, p in zip(names, params) if p.grad is not None}
+                grads = {name: p.grad.untyped_storage().nbytes() for name, p in zip(names, params)
+                         if p.grad is not None}
                 after.append({"model_grads": grads, "held": held_by(made, list(params)), "kept_bytes": kept,
                               "parameters": [p.detach().clone() for p in params]})
     return after
