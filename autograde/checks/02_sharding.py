@@ -385,3 +385,218 @@ def sharded_optimizer_state_is_sharded(student):
         assert_kept_memory_report(results, plain, where)
         print(f"{world_size} ranks: each keeps {held} bytes of optimizer state after each of {STATE_STEPS} steps, the "
               f"state its own steps used; AdamW alone keeps {plain}")
+
+
+# --- Part 3: Zero2Optimizer ----------------------------------------------------------------------------------------
+
+def trainable(kind):
+    """The distinct trainable parameters of a fresh `kind` model, in order (Zero2Optimizer's flat layout)."""
+    return [p for p in dict.fromkeys(ranks.make_net(kind).parameters()) if p.requires_grad]
+
+
+def zero2_trains_like_one_process(student, kind, world_size, steps, optimizer_name, kwargs):
+    """Zero2Optimizer(torch.optim.<optimizer_name>) on `world_size` ranks ends with identical parameters on every rank,
+    those of one-process training on the full batches."""
+    batches = [batch(kind, step) for step in range(steps)]
+    expected = ranks.train(kind, batches, optimizer_name, kwargs)["state"]
+    results = student.launch("rank_zero2_train", world_size, args=(kind, optimizer_name, kwargs),
+                             rank_args=[(share,) for share in shares(batches, world_size)], **LAUNCH)
+    where = (f"Zero2Optimizer, {kind} model ({sum(p.numel() for p in trainable(kind))} trainable elements), "
+             f"{world_size} ranks, {optimizer_name}{kwargs}, {steps} steps")
+    states = [rank_state(result, expected, f"{where}, rank {rank}") for rank, result in enumerate(results)]
+    for rank, (result, state) in enumerate(zip(results, states, strict=True)):
+        assert_no_frozen_grad(result, f"{where}, rank {rank}")
+        for name in expected:
+            assert torch.equal(state[name], states[0][name]), (
+                f"{where}: rank {rank}'s {name} differs from rank 0's: every rank must hold the gathered parameters")
+    for name, want in expected.items():
+        assert_tensor(states[0][name], want, rtol=1e-4, atol=1e-5, where=f"{where}: {name} differs from one process")
+    return states
+
+
+@check
+def zero2_matches_adamw(student):
+    """Zero2Optimizer trains like one process on the full batch, identical on every rank: AdamW on 2, 3 and 4 ranks (Ψ
+    not dividing N, a shard of padding only, a tied weight and a frozen layer) and SGD (the gradients' scale)."""
+    zero2_trains_like_one_process(student, "mlp", 2, 10, "AdamW", {"lr": 0.01, "weight_decay": 0.1})
+    print("2 ranks, 10 steps of AdamW: same parameters as one process")
+    frozen = {f"frozen.{name}": t.detach() for name, t in ranks.make_net("tied").frozen.state_dict().items()}
+    states = zero2_trains_like_one_process(student, "tied", 3, 10, "AdamW", {"lr": 0.02, "betas": (0.8, 0.99)})
+    for rank, state in enumerate(states):
+        for name, want in frozen.items():
+            assert torch.equal(state[name], want), f"tied model, 3 ranks, rank {rank}: the frozen layer changed"
+    print("3 ranks: a tied weight, a frozen layer, 115 elements in 3 shards of 39: same as one process")
+    zero2_trains_like_one_process(student, "tiny", 4, 6, "AdamW", {"lr": 0.01})
+    print("4 ranks, 6 elements in shards of 2: the last rank's shard is padding only, and all is right")
+    zero2_trains_like_one_process(student, "mlp", 3, 10, "SGD", {"lr": 0.05, "momentum": 0.9})
+    print("3 ranks, 10 steps of SGD with momentum: the gradients are averaged once")
+
+
+RS_NAMES = {"reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single"}
+GATHER_NAMES = {"all_gather", "all_gather_into_tensor", "all_gather_single", "broadcast"}
+
+
+def assert_zero2_comm(comm, psi, world_size, where):
+    """One step()'s communication (a count_comm summary): reduce-scatters whose inputs hold each gradient element once
+    (Ψ to N·S elements: padded or not), gathers (or broadcasts from owners) of Ψ to N·S elements, nothing else."""
+    padded = world_size * -(-psi // world_size)
+    calls = comm["collective_calls"]
+    others = sorted(set(calls) - RS_NAMES - GATHER_NAMES - {"barrier"})
+    assert not others, (f"{where}: step() called {others}; ZeRO-2 moves the gradients with a reduce-scatter and the "
+                        f"parameters with an all-gather (or broadcasts from their owners), and nothing else")
+    assert comm["bytes_sent"] == comm["bytes_received"] == 0, (
+        f"{where}: step() sent {comm['bytes_sent']} bytes point to point; use the collectives")
+    rs_bytes = sum(comm["collective_bytes"].get(name, 0) for name in RS_NAMES)
+    rs_in = sum(comm["elements_in"].get(name, 0) for name in RS_NAMES)
+    gathered = sum(comm["collective_bytes"].get(name, 0) for name in GATHER_NAMES)
+    assert 4 * psi <= rs_bytes <= 4 * padded and rs_in <= padded, (
+        f"{where}: the reduce-scatters took {rs_bytes} bytes ({rs_in} elements) in; expected the {psi} fp32 gradient "
+        f"elements once, padded to at most N·S = {padded} (between {4 * psi} and {4 * padded} bytes)")
+    assert 4 * psi <= gathered <= 4 * padded, (
+        f"{where}: the all-gathers (or broadcasts) moved {gathered} bytes; expected the {psi} fp32 parameters once, "
+        f"padded to at most N·S = {padded} (between {4 * psi} and {4 * padded} bytes)")
+    return rs_bytes, gathered
+
+
+@check
+def zero2_moves_reduce_scatter_and_all_gather(student):
+    """Each step() of Zero2Optimizer reduce-scatters the gradients and all-gathers the parameters, each (N-1)/N of the
+    padded flat buffer per rank, with no all-reduce (counted at the dispatcher), on 3 ranks and with group= (two groups
+    of 2 on 4 ranks); the group's training matches one process on its batches."""
+    kind, world_size, steps = "tied", 3, 3
+    psi = sum(p.numel() for p in trainable(kind))
+    batches = [batch(kind, step) for step in range(steps)]
+    results = student.launch("rank_zero2_comm", world_size, args=(None, kind, "AdamW", {"lr": 0.01}),
+                             rank_args=[(share,) for share in shares(batches, world_size)], **LAUNCH)
+    for rank, result in enumerate(results):
+        assert isinstance(result, dict) and len(result.get("comm", [])) == steps, f"rank {rank}: not {steps} steps"
+        for step, comm in enumerate(result["comm"]):
+            rs_bytes, gathered = assert_zero2_comm(comm, psi, world_size, f"{world_size} ranks, rank {rank}, "
+                                                                          f"step {step + 1}")
+    wire = 2 * (world_size - 1) * 4 * -(-psi // world_size)
+    print(f"{world_size} ranks, Ψ = {psi}: each step() reduce-scatters {rs_bytes} B and gathers {gathered} B, no "
+          f"all-reduce: each rank sends 2(N-1)/N of them, {wire} B")
+    groups, kind, steps = [[0, 2], [1, 3]], "mlp", 4
+    psi = sum(p.numel() for p in trainable(kind))
+    data = [[ranks.batch(kind, step, seed=BATCH_SEED + 1000 * (k + 1)) for step in range(steps)]
+            for k in range(len(groups))]
+    per_group = [shares(batches, len(members)) for batches, members in zip(data, groups)]
+    rank_args = [(groups, kind, "AdamW", {"lr": 0.01}, share) for share in spread_over_groups(groups, per_group)]
+    results = student.launch("rank_zero2_comm", len(rank_args), rank_args=rank_args, **LAUNCH)
+    for k, members in enumerate(groups):
+        expected = ranks.train(kind, data[k], "AdamW", {"lr": 0.01})["state"]
+        for rank in members:
+            where = f"4 ranks in groups {groups}, Zero2Optimizer(..., group=...), rank {rank}"
+            state = rank_state(results[rank], expected, where)
+            assert len(results[rank].get("comm", [])) == steps, f"{where}: not {steps} steps"
+            for step, comm in enumerate(results[rank]["comm"]):
+                assert_zero2_comm(comm, psi, len(members), f"{where}, step {step + 1} (shards of the group's size)")
+            for name, want in expected.items():
+                assert_tensor(state[name], want, rtol=1e-4, atol=1e-5, where=(
+                    f"{where}: {name} is not one-process training on its group's batches (average over the group)"))
+    print(f"groups {groups}: each group's step() moves its own 2 shards, and trains as one process on its batches")
+
+
+def zero2_reference(kind, batches, kwargs):
+    """One-process AdamW on the full batches: after each step, the flat averaged gradient it used, its flat state
+    (exp_avg, exp_avg_sq) and the flat parameters after it."""
+    model = ranks.make_net(kind)
+    params = [p for p in dict.fromkeys(model.parameters()) if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, **kwargs)
+    flat = lambda tensors: torch.cat([t.detach().flatten() for t in tensors])  # noqa: E731
+    after = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        ranks.loss_of(kind, model, x, y).backward()
+        grad = flat([p.grad for p in params])
+        optimizer.step()
+        after.append({"grad": grad, "exp_avg": flat([optimizer.state[p]["exp_avg"] for p in params]),
+                      "exp_avg_sq": flat([optimizer.state[p]["exp_avg_sq"] for p in params]),
+                      "parameters": flat(params)})
+    return after
+
+
+def assert_holds_one_shard(step_result, reference, t, rank, world_size, where):
+    """After step t, rank `rank` holds no model gradient and one optimizer_cls tensor: its shard of S elements, equal
+    to the reference's elements [rS, (r+1)S) (the padding beyond Ψ is not judged), with that piece of the averaged
+    gradient as .grad (in a storage of its own size) and AdamW's state for it; returns the bytes it holds."""
+    psi = reference["grad"].numel()
+    s = -(-psi // world_size)
+    lo, hi = min(rank * s, psi), min((rank + 1) * s, psi)
+    grads = step_result["model_grads"]
+    assert not grads, (f"{where}: after step(), the model's {sorted(grads)} still hold gradients "
+                       f"({sum(grads.values())} bytes): ZeRO-2 keeps only the rank's averaged shard and frees the full "
+                       f"gradients")
+    held = step_result["held"]
+    assert len(held) == 1, (f"{where}: the optimizer_cls instances hold {len(held)} tensors; expected one, the rank's "
+                            f"shard of S = {s} elements")
+    shard = held[0]
+    value, grad, state = shard["value"], shard["grad"], shard["state"]
+    assert type(value) is torch.Tensor and value.dtype == torch.float32 and tuple(value.shape) == (s,), (
+        f"{where}: the optimizer_cls instance holds a {getattr(value, 'dtype', type(value).__name__)} tensor of shape "
+        f"{tuple(getattr(value, 'shape', ()))}; expected the rank's shard, float32 of shape ({s},)")
+    assert_tensor(value[: hi - lo], reference["parameters"][lo:hi], rtol=1e-4, atol=1e-5,
+                  where=f"{where}: the shard is not elements [{lo}, {hi}) of the flat parameters after this step")
+    assert grad is not None and tuple(grad.shape) == (s,), (
+        f"{where}: the shard's .grad is {None if grad is None else tuple(grad.shape)}; expected its averaged gradient, "
+        f"shape ({s},)")
+    assert_tensor(grad[: hi - lo], reference["grad"][lo:hi], rtol=1e-4, atol=1e-6,
+                  where=f"{where}: the shard's .grad is not elements [{lo}, {hi}) of the gradient averaged over the "
+                        f"ranks")
+    assert shard["grad_storage"] <= 4 * s, (
+        f"{where}: the shard's .grad lives in a storage of {shard['grad_storage']} bytes, more than its own {4 * s}: "
+        f"a view of a full gradient keeps the whole gradient alive")
+    for key in ("exp_avg", "exp_avg_sq"):
+        got = state.get(key)
+        assert type(got) is torch.Tensor and tuple(got.shape) == (s,), f"{where}: no AdamW {key} of shape ({s},)"
+        assert_close(got[: hi - lo].double(), reference[key][lo:hi].double(), f"AdamW's {key} for the shard is not "
+                     f"one process's for elements [{lo}, {hi}): the state was not kept, or not of these gradients",
+                     where)
+    count = state.get("step")
+    assert type(count) is torch.Tensor and count.double().item() == t, (
+        f"{where}: the optimizer's step count is {count}: its state must be kept from step to step")
+    return sum(x.numel() * x.element_size() for x in [value, grad, *state.values()])
+
+
+@check
+def zero2_holds_one_shard(student):
+    """Measured after each of 3 step()s on 4 and 3 ranks: no full gradient kept; each rank's optimizer_cls holds its
+    flat shard (S = ceil(Ψ/N) elements) with its piece of the averaged gradient and AdamW's state for it, equal to one
+    process's; about 16 bytes per owned element kept allocated (the rank's own track_memory report)."""
+    kwargs, kind = {"lr": 0.01}, "wide"
+    batches = [batch(kind, step) for step in range(STATE_STEPS)]
+    reference = zero2_reference(kind, batches, kwargs)
+    psi = reference[0]["grad"].numel()
+    for world_size in (4, 3):
+        results = student.launch("rank_zero2_held", world_size, args=(kind, "AdamW", kwargs),
+                                 rank_args=[(share,) for share in shares(batches, world_size)], **LAUNCH)
+        assert all(isinstance(r, list) and len(r) == STATE_STEPS for r in results), (
+            f"{world_size} ranks: a rank did not report its {STATE_STEPS} steps")
+        for t in range(STATE_STEPS):
+            for rank, result in enumerate(results):
+                where = f"{world_size} ranks, Ψ = {psi}, rank {rank}, after step {t + 1}"
+                held = assert_holds_one_shard(result[t], reference[t], t + 1, rank, world_size, where)
+                kept = result[t]["kept_bytes"]
+                assert kept <= 1.25 * held + 1024, (
+                    f"{where}: step() left {kept} bytes allocated, its shard, gradient and state are {held}: a full "
+                    f"gradient, flat buffer or optimizer state kept between steps is what ZeRO-2 does without")
+                assert torch.equal(torch.cat([p.flatten() for p in result[t]["parameters"]]),
+                                   torch.cat([p.flatten() for p in results[0][t]["parameters"]])), (
+                    f"{where}: the rank's parameters differ from rank 0's: gather every shard after the step")
+        s = -(-psi // world_size)
+        print(f"{world_size} ranks: after each step each holds one shard of {s} of Ψ = {psi} elements, its averaged "
+              f"gradient and AdamW's state for it ({16 * s} bytes; AdamW's state alone: {8 * psi}), no full gradient")
+
+
+@check
+def zero2_rejects_bad_input(student):
+    """Zero2Optimizer raises ValueError naming the argument for params without a trainable tensor (empty, all frozen,
+    not tensors) and for an optimizer_cls that is not a torch.optim.Optimizer class."""
+    found = student.launch("rank_zero2_errors", 1, **LAUNCH)[0]
+    assert isinstance(found, dict) and len(found) == 6, "rank_zero2_errors: not one verdict per case"
+    for case, (raised, message) in found.items():
+        argument = case.split(":")[0]
+        assert raised == "ValueError", (f"Zero2Optimizer with {case}: raised {raised or 'nothing'} "
+                                        f"{message!r}; expected ValueError")
+        assert argument in message, f"Zero2Optimizer with {case}: the ValueError {message!r} must name `{argument}`"
+    print(f"ValueError naming the argument for: {', '.join(found)}")

@@ -4,6 +4,7 @@ what they return is checked by autograde/checks/02_sharding.py, in the grader. T
 the models, the batches and the one-process reference training (the same code as the notebook's "optimizer-harness"
 cell)."""
 import numbers
+import time
 
 import torch
 import torch.nn as nn
@@ -160,3 +161,109 @@ def rank_optimizer_state(kind, optimizer_name, kwargs, shares):
             with mem.paused():
                 after.append({"held": state_of(made, params), "parameters": [p.detach().clone() for p in params]})
     return {"kept_bytes": kept, "steps": after}
+
+
+# --- Part 3: Zero2Optimizer ----------------------------------------------------------------------------------------
+
+def rank_zero2_train(kind, optimizer_name, kwargs, batches):
+    """train() with Zero2Optimizer, on this rank's share of each batch."""
+    return train(kind, batches, optimizer_name, kwargs, Zero2Optimizer)  # noqa: F821 - the student's definition
+
+
+def rank_zero2_comm(groups, kind, optimizer_name, kwargs, batches):
+    """Zero2Optimizer trained on this rank's share of each batch (with group= this rank's group of `groups`, lists of
+    global ranks that every rank creates in order; groups None: no group= at all): the final state dict, and what each
+    step() handed to the dispatcher (distlab.count_comm around step() only, as a plain dict)."""
+    import torch.distributed as dist
+    extra = {}
+    if groups is not None:
+        made = [dist.new_group(members) for members in groups]
+        extra["group"] = next(g for members, g in zip(groups, made) if dist.get_rank() in members)
+    model = make_net(kind)
+    optimizer_cls = getattr(torch.optim, optimizer_name)
+    optimizer = Zero2Optimizer(model.parameters(), optimizer_cls, **extra, **kwargs)  # noqa: F821
+    comms = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss_of(kind, model, x, y).backward()
+        with distlab.count_comm() as comm:
+            optimizer.step()
+        comms.append(comm.summary())
+    return {"state": {name: t.detach().clone() for name, t in model.state_dict().items()}, "comm": comms}
+
+
+def held_by(optimizers, params):
+    """What the optimizer_cls instances hold, one entry per tensor in their param groups: the index of that tensor in
+    `params` (-1: another tensor, such as a shard), a copy of it, of its .grad (or None), the bytes of the storage
+    under that .grad (a view of a larger buffer keeps the whole buffer alive) and copies of its state tensors."""
+    index = {id(p): i for i, p in enumerate(params)}
+    held = []
+    for optimizer in optimizers:
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                grad = p.grad
+                held.append({"index": index.get(id(p), -1), "value": p.detach().clone(),
+                             "grad": None if grad is None else grad.detach().clone(),
+                             "grad_storage": 0 if grad is None else grad.untyped_storage().nbytes(),
+                             "state": {key: value.detach().clone() for key, value in optimizer.state.get(p, {}).items()
+                                       if isinstance(value, torch.Tensor)}})
+    return held
+
+
+def settled_live(mem, seconds=0.2):
+    """mem.live once the collectives' buffers are gone: gloo's worker thread drops them a moment after wait() returns,
+    so the least value seen over `seconds` (what is really kept never goes)."""
+    low, deadline = mem.live, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.005)
+        low = min(low, mem.live)
+    return low
+
+
+def rank_zero2_held(kind, optimizer_name, kwargs, shares):
+    """Zero2Optimizer trained one step on this rank's share (x, y) of each batch in `shares`. After each step(): the
+    names of the model's parameters that still hold a .grad and the bytes under those, what every optimizer_cls
+    instance it made holds (held_by), this rank's parameters, and the bytes distlab.track_memory saw the optimizer
+    keep allocated (the rank's own report; the model's gradients, made in backward, are not counted)."""
+    model = make_net(kind)
+    names, params = zip(*model.named_parameters())
+    storages = {p.untyped_storage().data_ptr() for p in params}
+    optimizer_cls, made = recording(getattr(torch.optim, optimizer_name))
+    after = []
+    with distlab.track_memory() as mem:
+        optimizer = Zero2Optimizer(model.parameters(), optimizer_cls, **kwargs)  # noqa: F821
+        for x, y in shares:
+            with mem.paused():
+                optimizer.zero_grad()
+                loss_of(kind, model, x, y).backward()
+            optimizer.step()
+            renewed = {p.untyped_storage().data_ptr(): p.untyped_storage().nbytes() for p in params
+                       if p.untyped_storage().data_ptr() not in storages}  # parameters given new storage: the model's
+            kept = settled_live(mem) - sum(renewed.values())
+            with mem.paused():
+                grads = {name: p.grad.untyped_storage().nbytes() for name, p in zip(names, params)
+                         if p.grad is not None}
+                after.append({"model_grads": grads, "held": held_by(made, list(params)), "kept_bytes": kept,
+                              "parameters": [p.detach().clone() for p in params]})
+    return after
+
+
+def rank_zero2_errors():
+    """Zero2Optimizer built with each bad argument: {case: (name of the exception raised or None, its message)}."""
+    frozen = nn.Linear(3, 2).requires_grad_(False)
+    cases = {"params: empty": lambda: Zero2Optimizer([], torch.optim.AdamW),  # noqa: F821
+             "params: all frozen": lambda: Zero2Optimizer(frozen.parameters(), torch.optim.AdamW),  # noqa: F821
+             "params: not tensors": lambda: Zero2Optimizer([1.0, 2.0], torch.optim.SGD, lr=0.1),  # noqa: F821
+             "optimizer_cls: a name": lambda: Zero2Optimizer(nn.Linear(3, 2).parameters(), "AdamW"),  # noqa: F821
+             "optimizer_cls: a module class": lambda: Zero2Optimizer(nn.Linear(3, 2).parameters(), nn.Linear),  # noqa
+             "optimizer_cls: an instance": lambda: Zero2Optimizer(  # noqa: F821
+                 nn.Linear(3, 2).parameters(), torch.optim.SGD(nn.Linear(3, 2).parameters(), lr=0.1))}
+    found = {}
+    for case, make in cases.items():
+        try:
+            make()
+        except Exception as error:  # noqa: BLE001 - which one is the verdict's
+            found[case] = (type(error).__name__, str(error))
+        else:
+            found[case] = (None, "")
+    return found
