@@ -1,10 +1,15 @@
 # replaces: best_config
 # wrong: breaks ties toward the larger tp * pp and batch
 # must-lose: best_config_slo_memory_ties
-# must-keep: best_config_rejects_bad_input
-def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024):
+# must-keep: best_config_keeps_first_token_promise, best_config_rejects_bad_input
+def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024, ttft_slo_ms=None,
+                prompt_len=None):
     """The (tp, pp, replicas, batch) with the most tokens/s whose decode step keeps `latency_slo_ms` and whose
     weights and KV cache fit each device; None if none does."""
+    if (ttft_slo_ms is None) != (prompt_len is None):
+        raise ValueError(f"give both ttft_slo_ms and prompt_len, or neither: got {ttft_slo_ms!r} and {prompt_len!r}")
+    if ttft_slo_ms is not None and not (ttft_slo_ms > 0 and prompt_len > 0):
+        raise ValueError(f"ttft_slo_ms and prompt_len must be positive, got {ttft_slo_ms!r} and {prompt_len!r}")
     for name, value in dict(num_devices=num_devices, latency_slo_ms=latency_slo_ms, context_len=context_len,
                             max_batch=max_batch).items():
         if not value > 0:
@@ -18,6 +23,8 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
             try:
                 _, kv_heads = shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
             except ValueError:
+                continue
+            if ttft_slo_ms is not None and 1000 * prefill_time(model, hardware, tp, pp, prompt_len) > ttft_slo_ms:
                 continue
             layers, nbytes = model["n_layers"] // pp, model["bytes_per_param"]
             weights = model["n_params"] * nbytes / (tp * pp)
