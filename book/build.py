@@ -35,6 +35,10 @@ EXECUTED = ROOT / "build" / "executed"
 CELL_TIMEOUT_S = 300  # as nbval's --nbval-cell-timeout in pyproject.toml
 MATHJAX = Path(jupyter_server_mathjax.__file__).parent / "static"  # MathJax 2.7, as nbconvert's template expects
 MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+# The package ships the STIX-Web web fonts, not MathJax's TeX ones: without this, a glyph the TeX font data would
+# describe (a prime, Ψ′) is a "Math Processing Error"
+MATHJAX_FONTS = ("""<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], """
+                 """preferredFont: null, webFont: "STIX-Web", imageFont: null}});</script>""")
 STYLE = """<style>
 body.book { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5 }
 nav.book-nav { display: flex; flex-wrap: wrap; gap: 1.5rem; padding: .6rem 1rem; margin: 0 0 1rem;
@@ -140,8 +144,12 @@ def finish_page(page: str, title: str, nav: str) -> str:
     from the network (nbconvert's template loads require.js and the widget manager from CDNs: without them a
     widget shows its saved static output, which is all a page with no kernel can show)."""
     soup = BeautifulSoup(page, "html.parser")
-    for script in soup.find_all("script", src=re.compile(r"^https?://")):
-        script.decompose()
+    for script in soup.find_all("script"):
+        if re.match(r"https?://", script.get("src", "")) or "https://unpkg.com/" in (script.string or ""):
+            script.decompose()
+    loader = soup.find("script", src=re.compile(r"MathJax\.js"))
+    if loader is not None:
+        loader.insert_before(BeautifulSoup(MATHJAX_FONTS, "html.parser"))
     soup.head.append(BeautifulSoup(STYLE, "html.parser"))
     main = soup.find("main") or soup.body
     sections = [h for h in main.find_all("h2") if h.get("id")]
@@ -160,8 +168,9 @@ def finish_page(page: str, title: str, nav: str) -> str:
     return str(soup)
 
 
-INDEX_MATHJAX = (r"""<script type="text/x-mathjax-config">MathJax.Hub.Config({tex2jax: {inlineMath: [['$', '$'], """
-                 r"""['\\(', '\\)']], processEscapes: true}, messageStyle: 'none'});</script>"""
+INDEX_MATHJAX = (MATHJAX_FONTS + r"""<script type="text/x-mathjax-config">MathJax.Hub.Config({tex2jax: """
+                 r"""{inlineMath: [['$', '$'], ['\\(', '\\)']], processEscapes: true}, """
+                 r"""messageStyle: 'none'});</script>"""
                  f'<script src="{MATHJAX_URL}"></script>')  # the lesson pages' settings (nbconvert's template)
 
 

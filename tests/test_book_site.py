@@ -38,7 +38,8 @@ def lesson(number: int, title: str) -> nbformat.NotebookNode:
                          outputs=[new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"})])
     return new_notebook(cells=[
         new_markdown_cell(f"# Lesson {number} — {title}\n\n> **Split the work over $N$ ranks, then check it.**\n\n"
-                          "| # | section | you will | ~min |\n|---|---|---|---|\n| 1 | A | do | 30 |\n| 2 | B | do | 15 |"),
+                          "| # | section | you will | ~min |\n|---|---|---|---|\n"
+                          "| 1 | A | do | 30 |\n| 2 | B | do | 15 |"),
         new_markdown_cell("## 1. The cost\n\nA ring moves $\\frac{2(N-1)}{N}S$ bytes per rank."), plot,
         new_markdown_cell("## 2. Measured\n\n$$t = \\alpha + \\beta S$$")])
 
@@ -76,14 +77,16 @@ def page():
             browser.close()
 
 
-def open_rendered(page, path: Path) -> None:
+def open_rendered(page, path: Path) -> int:
+    """Open a page and wait until MathJax has typeset it; how many formulas it rendered."""
     page.goto(path.as_uri())
-    page.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0"
-                           " && document.querySelectorAll('.MathJax, .MathJax_Display').length > 0", timeout=60_000)
+    page.wait_for_function("() => window.MathJax && MathJax.isReady && MathJax.Hub.queue.pending === 0",
+                           timeout=60_000)
+    return page.locator(".MathJax, .MathJax_Display").count()
 
 
 def test_the_index_gives_each_lesson_its_summary_time_and_exercises(site, page):
-    open_rendered(page, site / "index.html")
+    assert open_rendered(page, site / "index.html") == 2  # each summary's $N$
     sections = page.locator("section.book-lesson")
     assert sections.count() == 2
     first = sections.nth(0).inner_text()
@@ -109,9 +112,37 @@ def test_a_lesson_page_links_to_the_index_its_neighbours_and_its_exercises(site,
 
 
 def test_formulas_are_rendered_without_the_network_and_every_figure_is_an_image_with_alt_text(site, page):
-    open_rendered(page, site / "01_topic.html")
+    assert open_rendered(page, site / "01_topic.html") >= 3  # $N$, the fraction, the display (and its frame)
     assert "$" not in page.inner_text("main"), "a formula was left raw"
+    assert page.locator(".MathJax_Error, .merror").count() == 0
     assert page.evaluate("() => [...document.scripts].every(s => !s.src || s.src.startsWith('file:'))")
     images = page.locator("main img").all()
     assert images and all(img.get_attribute("alt") for img in images)
     assert all(img.evaluate("i => i.complete && i.naturalWidth > 0") for img in images)
+
+
+BUILT = ROOT / "build" / "book"  # ./course book; .ci/run runs this test again once it has built the site
+
+
+@pytest.mark.skipif(not (BUILT / "index.html").exists(), reason="no built site yet: ./course book makes it "
+                    "(.ci/run builds it after the test suite, then runs this test)")
+def test_the_course_site_as_built(page):
+    """The real site: every lesson page reached from the index, its neighbours and exercises linked, its formulas
+    rendered (no TeX left in the text, no MathJax error), its figures loaded images with alt text."""
+    open_rendered(page, BUILT / "index.html")
+    stems = [a.get_attribute("href").removesuffix(".html") for a in page.locator("section.book-lesson h2 a").all()]
+    assert len(stems) == len(list((ROOT / "lessons").glob("0*.ipynb"))) > 0
+    for index, stem in enumerate(stems):
+        open_rendered(page, BUILT / f"{stem}.html")
+        nav = page.locator("nav.book-nav").first
+        if index + 1 < len(stems):
+            assert nav.locator("a[rel=next]").get_attribute("href") == f"{stems[index + 1]}.html", stem
+        exercise = nav.locator("a.book-exercise").get_attribute("href")
+        assert (BUILT / exercise).exists(), stem
+        text = page.locator(".jp-MarkdownCell").all_inner_texts()
+        assert not [t for t in text if "\\frac" in t or "$$" in t], f"{stem}: TeX left unrendered"
+        assert page.locator(".MathJax_Error, .merror").count() == 0, f"{stem}: a formula MathJax could not render"
+        assert page.evaluate("() => [...document.scripts].every(s => !s.src || s.src.startsWith('file:'))"), stem
+        images = page.locator(".jp-OutputArea-output img").all()
+        assert all(img.get_attribute("alt") and img.evaluate("i => i.complete && i.naturalWidth > 0")
+                   for img in images), f"{stem}: a figure without alt text, or not loaded"
