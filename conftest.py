@@ -105,3 +105,17 @@ def pytest_ignore_collect(collection_path, config):
     if not browser_runs_notebooks():
         return None
     return collection_path.relative_to(config.rootpath).parts[0] in ("lessons", "solutions") or None
+
+
+@pytest.fixture(scope="session")
+def playwright_session():
+    """Playwright's sync API for this pytest process, shared by tests/test_browser.py and tests/test_book_site.py: it
+    runs an event loop in this thread, and a second `sync_playwright()` while the first is open raises ("Sync API
+    inside the asyncio loop"). Skips without Playwright unless DISTLAB_REQUIRE_BROWSER=1 (.ci/run)."""
+    if os.environ.get("DISTLAB_REQUIRE_BROWSER") == "1":
+        import playwright.sync_api as sync_api  # required: an ImportError fails the test
+    else:
+        sync_api = pytest.importorskip("playwright.sync_api", reason="no Playwright: pip install playwright (.ci/run "
+                                       "does); nbval runs the notebooks instead")
+    with sync_api.sync_playwright() as playwright:
+        yield playwright

@@ -63,18 +63,12 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page():
-    if os.environ.get("DISTLAB_REQUIRE_BROWSER") == "1":
-        import playwright.sync_api as sync_api  # required: an ImportError fails the test
-    else:
-        sync_api = pytest.importorskip("playwright.sync_api", reason="no Playwright: pip install playwright (.ci/run "
-                                       "does)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser.new_page()
-        finally:
-            browser.close()
+def page(playwright_session):
+    browser = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        yield browser.new_page()
+    finally:
+        browser.close()
 
 
 def open_rendered(page, path: Path) -> int:

@@ -112,13 +112,8 @@ def _digest(path: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def lab(tmp_path_factory):
+def lab(tmp_path_factory, playwright_session):
     """`./course lab` (learner mode) and a Chromium page on it, for this pytest process."""
-    if REQUIRED:
-        import playwright.sync_api as sync_api  # required: an ImportError fails the test
-    else:
-        sync_api = pytest.importorskip("playwright.sync_api", reason="no Playwright: pip install playwright (.ci/run "
-                                       "does); nbval runs the notebooks instead")
     tmp = tmp_path_factory.mktemp("lab")
     for name, values in TEST_SETTINGS.items():
         (tmp / "settings" / f"{name}.jupyterlab-settings").parent.mkdir(parents=True, exist_ok=True)
@@ -139,14 +134,15 @@ def lab(tmp_path_factory):
             found = re.search(r"http://127\.0\.0\.1:\d+", log.read_text())
             url = found.group(0) if found else None
         assert url, f"JupyterLab did not start:\n{log.read_text()[-2000:]}"
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             page.set_default_timeout(PAGE_TIMEOUT_S * 1000)
             page.goto(f"{url}/lab?token=browser-test", wait_until="domcontentloaded")
             page.wait_for_function("() => window.jupyterapp !== undefined")
             page.evaluate("() => window.jupyterapp.restored")
             yield page
+        finally:
             browser.close()
     finally:
         try:
