@@ -518,8 +518,11 @@ def zero2_reference(kind, batches, kwargs):
 
 def assert_holds_one_shard(step_result, reference, t, rank, world_size, where):
     """After step t, rank `rank` holds no model gradient and one optimizer_cls tensor: its shard of S elements, equal
-    to the reference's elements [rS, (r+1)S) (the padding beyond Ψ is not judged), with that piece of the averaged
-    gradient as .grad (in a storage of its own size) and AdamW's state for it; returns the bytes it holds."""
+    to elements [rS, (r+1)S) of the parameters the rank gathered (the padding beyond Ψ is not judged), with that piece
+    of the averaged gradient as .grad (in a storage of its own size) and AdamW's state for it; returns the bytes it
+    holds. The shard is not compared with one process's parameters here: AdamW's first steps move an element by about
+    lr * g / (|g| + eps), which a gradient near 0 turns from a rounding difference into 1e-4 (seen once in CI); the
+    gradient and the state, smooth in g, are compared with one process, and the parameters in zero2_matches_adamw."""
     psi = reference["grad"].numel()
     s = -(-psi // world_size)
     lo, hi = min(rank * s, psi), min((rank + 1) * s, psi)
@@ -535,8 +538,9 @@ def assert_holds_one_shard(step_result, reference, t, rank, world_size, where):
     assert type(value) is torch.Tensor and value.dtype == torch.float32 and tuple(value.shape) == (s,), (
         f"{where}: the optimizer_cls instance holds a {getattr(value, 'dtype', type(value).__name__)} tensor of shape "
         f"{tuple(getattr(value, 'shape', ()))}; expected the rank's shard, float32 of shape ({s},)")
-    assert_tensor(value[: hi - lo], reference["parameters"][lo:hi], rtol=1e-4, atol=1e-5,
-                  where=f"{where}: the shard is not elements [{lo}, {hi}) of the flat parameters after this step")
+    own = torch.cat([p.flatten() for p in step_result["parameters"]])
+    assert torch.equal(value[: hi - lo], own[lo:hi]), (
+        f"{where}: the shard is not elements [{lo}, {hi}) of the flat parameters the rank holds after this step")
     assert grad is not None and tuple(grad.shape) == (s,), (
         f"{where}: the shard's .grad is {None if grad is None else tuple(grad.shape)}; expected its averaged gradient, "
         f"shape ({s},)")
