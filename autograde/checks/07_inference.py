@@ -66,25 +66,26 @@ def reference_kv_heads_per_rank(m, tp):
     return len(reference_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])
 
 
-def reference_step_time(m, hw, tp, pp, batch, context_len):
+def reference_pass_time(m, hw, tp, pp, tokens, kv_read):
+    """One pass of `tokens` rows through a tp x pp replica, each device also reading `kv_read` bytes of KV cache: the
+    stages one after the other, 2 ring all-reduces of the tokens' activations per layer, pp - 1 hops."""
     layers, b = m["n_layers"] // pp, m["bytes_per_param"]
-    read = m["n_params"] * b / (tp * pp) + batch * context_len * reference_kv_bytes(
-        layers, reference_kv_heads_per_rank(m, tp), m["head_dim"], b)
-    stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * batch / (tp * pp) / hw["flops"])
-    size = batch * m["d_model"] * b
+    read = m["n_params"] * b / (tp * pp) + kv_read
+    stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * tokens / (tp * pp) / hw["flops"])
+    size = tokens * m["d_model"] * b
     if tp > 1:
         stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
     return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+
+
+def reference_step_time(m, hw, tp, pp, batch, context_len):
+    kv_read = batch * context_len * reference_kv_bytes(m["n_layers"] // pp, reference_kv_heads_per_rank(m, tp),
+                                                       m["head_dim"], m["bytes_per_param"])
+    return reference_pass_time(m, hw, tp, pp, batch, kv_read)
 
 
 def reference_prefill_time(m, hw, tp, pp, prompt_len):
-    layers, b = m["n_layers"] // pp, m["bytes_per_param"]
-    stage = max(m["n_params"] * b / (tp * pp) / hw["hbm_bandwidth"], 2 * m["n_params"] * prompt_len / (tp * pp)
-                / hw["flops"])
-    size = prompt_len * m["d_model"] * b
-    if tp > 1:
-        stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
-    return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+    return reference_pass_time(m, hw, tp, pp, prompt_len, 0)  # nothing cached yet: no KV cache to read
 
 
 def reference_fits(m, hw, tp, pp, batch, context_len):

@@ -117,33 +117,33 @@ def _shard_heads(n_heads, n_kv_heads, tp, rank):
     return query, sorted({h // group for h in query})
 
 
-def _decode_step_time(m, hw, tp, pp, batch, context_len):
-    values = [*m.values(), *(v for k, v in hw.items() if k != "link_latency"), tp, pp, batch, context_len]
+def _checked(name, m, hw, tp, pp, *counts):
+    values = [*m.values(), *(v for k, v in hw.items() if k != "link_latency"), tp, pp, *counts]
     if any(not v > 0 for v in values) or hw["link_latency"] < 0 or m["n_layers"] % pp:
-        raise ValueError("decode_step_time: a value is not positive, or pp does not divide n_layers")
-    kv_heads = len(_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])
+        raise ValueError(f"{name}: a value is not positive, or pp does not divide n_layers")
+    return len(_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])  # the KV heads a rank reads; raises for a bad tp
+
+
+def _pass_time(m, hw, tp, pp, tokens, kv_read):
     layers, b = m["n_layers"] // pp, m["bytes_per_param"]
-    read = m["n_params"] * b / (tp * pp) + batch * context_len * _kv_cache_bytes_per_token(layers, kv_heads,
-                                                                                           m["head_dim"], b)
-    stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * batch / (tp * pp) / hw["flops"])
-    size = batch * m["d_model"] * b
+    read = m["n_params"] * b / (tp * pp) + kv_read
+    stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * tokens / (tp * pp) / hw["flops"])
+    size = tokens * m["d_model"] * b
     if tp > 1:
         stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
     return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+
+
+def _decode_step_time(m, hw, tp, pp, batch, context_len):
+    kv_heads = _checked("decode_step_time", m, hw, tp, pp, batch, context_len)
+    kv_read = batch * context_len * _kv_cache_bytes_per_token(m["n_layers"] // pp, kv_heads, m["head_dim"],
+                                                              m["bytes_per_param"])
+    return _pass_time(m, hw, tp, pp, batch, kv_read)
 
 
 def _prefill_time(m, hw, tp, pp, prompt_len):
-    values = [*m.values(), *(v for k, v in hw.items() if k != "link_latency"), tp, pp, prompt_len]
-    if any(not v > 0 for v in values) or hw["link_latency"] < 0 or m["n_layers"] % pp:
-        raise ValueError("prefill_time: a value is not positive, or pp does not divide n_layers")
-    _shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)
-    layers, b = m["n_layers"] // pp, m["bytes_per_param"]
-    stage = max(m["n_params"] * b / (tp * pp) / hw["hbm_bandwidth"],
-                2 * m["n_params"] * prompt_len / (tp * pp) / hw["flops"])
-    size = prompt_len * m["d_model"] * b
-    if tp > 1:
-        stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
-    return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+    _checked("prefill_time", m, hw, tp, pp, prompt_len)
+    return _pass_time(m, hw, tp, pp, prompt_len, 0)  # nothing cached yet: no KV cache to read
 
 
 STATEMENT = {"kv_cache_bytes_per_token": _kv_cache_bytes_per_token, "shard_heads": _shard_heads,
