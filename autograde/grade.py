@@ -298,14 +298,20 @@ def _run_groups(args: list[str], folders: list[Path], work: Path, timeout, group
 
 
 def student_seconds(log_text: str, folder: Path) -> dict[str, float]:
-    """Seconds nbgrader spent on each student, from the log's timestamps ("Sanitizing .../submitted/<student>/...")."""
-    starts = []
+    """Seconds nbgrader spent on each student, from the log's timestamps: from its "Sanitizing .../submitted/<student>/"
+    line to the next student's, the last student's to the log's last timestamp (not the file's: the group's log stays
+    open until every group is done)."""
+    starts, last = [], None
     for line in log_text.splitlines():
-        found = re.match(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,\d+)? .*Sanitizing .*/submitted/([^/]+)/", line)
+        stamped = re.match(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,\d+)? ", line)
+        if not stamped:
+            continue
+        last = datetime.strptime(stamped.group(1), "%Y-%m-%d %H:%M:%S").timestamp()
+        found = re.search(r"Sanitizing .*/submitted/([^/]+)/", line)
         if found:
-            starts.append((datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S").timestamp(), found.group(2)))
+            starts.append((last, found.group(1)))
     log_file = folder / "autograde.log"
-    end = log_file.stat().st_mtime if log_file.exists() else time.time()
+    end = last if last is not None else log_file.stat().st_mtime if log_file.exists() else time.time()
     seconds: dict[str, float] = {}
     for i, (start, student) in enumerate(starts):  # one line per notebook: a student's notebooks add up
         seconds[student] = round(seconds.get(student, 0.0) + (starts[i + 1][0] if i + 1 < len(starts) else end) - start, 1)

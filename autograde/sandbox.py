@@ -102,7 +102,7 @@ class Submission:
         limits = {k: v for k, v in (("memory_bytes", memory_bytes), ("tasks", tasks)) if v is not None}
         self.group = StudentGroup.create(label, **limits) if sandbox else None
         self.group_peak: dict | None = None  # the group's peak use, once the submission is closed
-        self.preload_dynamo = preload_dynamo  # False: the ranks never build an optimizer or DDP (3 s less per start)
+        self.preload_dynamo = preload_dynamo  # False: no torch._dynamo (_common.ranks_import_dynamo)
         self.rank_filename = rank_filename
         self.cell_timeout_s = cell_timeout_s
         self.deadline = time.monotonic() + budget_s

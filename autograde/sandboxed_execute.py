@@ -20,7 +20,7 @@ from nbformat.v4 import new_output
 from traitlets import Bool, Float, Int
 
 from autograde.cgroup import MEMORY_BYTES, TASKS
-from autograde.checks._common import checks_of, rank_source, ranks_build_optimizers
+from autograde.checks._common import checks_of, rank_source, ranks_import_dynamo
 from autograde.sandbox import CELL_TIMEOUT_S, STUDENT_BUDGET_S, SandboxError, StudentError, Submission
 
 try:
@@ -42,11 +42,9 @@ class SandboxedExecute(NbGraderPreprocessor):
         checks = checks_of(assignment)
         code = [cell for cell in nb.cells if cell.cell_type == "code" and _grade_id(cell) not in checks]
         started = time.monotonic()
-        with Submission([cell.source for cell in code], rank_source(assignment), sandbox=self.sandbox,
-                        budget_s=self.budget_s, cell_timeout_s=self.cell_timeout_s,
-                        rank_filename=f"autograde/checks/{assignment}_ranks.py",
-                        preload_dynamo=ranks_build_optimizers(assignment),
-                        label=str(resources["nbgrader"].get("student") or "student"), memory_bytes=self.memory_bytes,
+        label = str(resources["nbgrader"].get("student") or "student")
+        with submission(assignment, [cell.source for cell in code], sandbox=self.sandbox, budget_s=self.budget_s,
+                        cell_timeout_s=self.cell_timeout_s, label=label, memory_bytes=self.memory_bytes,
                         tasks=self.tasks) as student:
             verdicts = {}
             for grade_id, fn in checks.items():
@@ -63,6 +61,12 @@ class SandboxedExecute(NbGraderPreprocessor):
         self.log.info("graded %s in the sandbox in %.1f s", resources["nbgrader"].get("student"),
                       time.monotonic() - started)
         return nb, resources
+
+
+def submission(assignment: str, cells: list[str], **limits) -> Submission:
+    """The sandbox of one student's `cells` for `assignment`'s checks (grading and autograde/try_checks.py alike)."""
+    return Submission(cells, rank_source(assignment), rank_filename=f"autograde/checks/{assignment}_ranks.py",
+                      preload_dynamo=ranks_import_dynamo(assignment), **limits)
 
 
 def run_check(fn, student) -> list:

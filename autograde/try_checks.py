@@ -14,9 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
 from autograde import notebooks  # noqa: E402
 from autograde.cgroup import StudentGroup  # noqa: E402
-from autograde.checks._common import GRADING_SEED, checks_of, rank_source  # noqa: E402
-from autograde.sandbox import Submission  # noqa: E402
-from autograde.sandboxed_execute import run_check  # noqa: E402
+from autograde.checks._common import GRADING_SEED, checks_of  # noqa: E402
+from autograde.sandboxed_execute import run_check, submission  # noqa: E402
 
 
 def main(assignment: str, notebook: str | None = None) -> int:
@@ -27,7 +26,7 @@ def main(assignment: str, notebook: str | None = None) -> int:
             if c["cell_type"] == "code" and notebooks.grade_id(c) not in checks]
     started, failed = time.monotonic(), 0
     print(f"{assignment}: seed {GRADING_SEED}")
-    with Submission(code, rank_source(assignment)) as student:
+    with submission(assignment, code) as student:
         for name, check in checks.items():
             errors = [o for o in run_check(check, student) if o.get("output_type") == "error"]
             failed += bool(errors)

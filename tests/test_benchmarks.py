@@ -1,4 +1,5 @@
-"""benchmarks/bench_01.py, bench_03.py and bench_launch.py run and print their tables. Timings are never asserted: the machine is shared.
+"""benchmarks/bench_*.py run (in their quick modes) and print their tables. Timings are never asserted: the machine is
+shared.
 
     pytest tests/test_benchmarks.py
 """
@@ -79,3 +80,11 @@ def test_bench_comm_quick_run_reports_both_contenders():
     rows = [line.split("|")[1:-1] for line in output.splitlines() if line.startswith("| ") and "contender" not in line]
     assert [row[0].strip() for row in rows] == ["plain ring", "inside count_comm"], output
     assert rows[0][3].strip() == "1.00", output  # the baseline
+
+
+def test_bench_grading_quick_run_grades_honest_and_blank_students():
+    """bench_grading.py --quick: grade.py over 2 honest and 2 blank copies of set 07 (it fails unless the honest ones
+    score full marks and the blank ones zero), one row of seconds per student."""
+    output = run_script(["--quick"], timeout=300, script=BENCHMARKS / "bench_grading.py")
+    rows = [line.split("|")[1:-1] for line in output.splitlines() if line.startswith("| 07_inference |")]
+    assert len(rows) == 1 and float(rows[0][1]) > 0 and float(rows[0][2]) > 0, output

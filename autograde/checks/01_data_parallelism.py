@@ -12,7 +12,6 @@ from autograde.checks._common import (assert_number, assert_raises, assert_tenso
                                       spread_over_groups)
 
 ranks = importlib.import_module("autograde.checks.01_data_parallelism_ranks")  # model builders for the references
-RANKS_BUILD_OPTIMIZERS = False  # no rank builds an optimizer or DDP: the sandbox skips importing torch._dynamo (3 s)
 LAUNCH = {"timeout": 20, "collective_timeout": 10}  # generous: the grader may share 2 cores with other gradings
 
 

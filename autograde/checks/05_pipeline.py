@@ -21,7 +21,6 @@ from autograde.checks._common import (GRADING_SEED, StudentError, assert_number,
                                       generator)
 
 ranks = importlib.import_module("autograde.checks.05_pipeline_ranks")  # the model and its parts, for the reference
-RANKS_BUILD_OPTIMIZERS = False  # no rank builds an optimizer or DDP: the sandbox skips importing torch._dynamo (3 s)
 LAUNCH = {"timeout": 30, "collective_timeout": 10}
 
 

@@ -47,10 +47,14 @@ def checks_of(assignment: str) -> dict:
     return {name: fn for name, fn in vars(module).items() if getattr(fn, "is_check", False)}
 
 
-def ranks_build_optimizers(assignment: str) -> bool:
-    """Whether this set's ranks may build an optimizer or DDP (which import torch._dynamo, 3 s): a checks module that
-    says `RANKS_BUILD_OPTIMIZERS = False` gets a sandbox whose ranks' forkserver did not import it."""
-    return getattr(importlib.import_module(f"autograde.checks.{assignment}"), "RANKS_BUILD_OPTIMIZERS", True)
+def ranks_import_dynamo(assignment: str) -> bool:
+    """Whether this set's ranks import torch._dynamo (0.6 s of CPU each): building an optimizer or DDP does, and so
+    does the first operation under any TorchDispatchMode (`distlab.count_comm`, `track_memory`; torch wraps its
+    `__torch_dispatch__` in a lazy `_disable_dynamo`), and some of TinyTransformer's backward. The ranks' forkserver
+    imports it once per student, or every rank of every launch imports it again. A checks module that says
+    `RANKS_IMPORT_DYNAMO = False` gets a sandbox whose forkserver does not: only where grading the solution is
+    measured faster that way (`python autograde/try_checks.py <set>` prints the time of each check)."""
+    return getattr(importlib.import_module(f"autograde.checks.{assignment}"), "RANKS_IMPORT_DYNAMO", True)
 
 
 def rank_source(assignment: str) -> str:

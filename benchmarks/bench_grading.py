@@ -1,0 +1,143 @@
+"""What grading a class costs, set by set: the instructor's command (autograde/grade.py, a sandbox per student) next
+to plain nbgrader (its own Execute step in a Jupyter kernel, no sandbox) on the same notebooks, in one run.
+
+    python benchmarks/bench_grading.py                          # every set, 4 honest + 4 blank students, ~10 min
+    python benchmarks/bench_grading.py 01_data_parallelism 04_tensor_parallelism --students 6
+    python benchmarks/bench_grading.py --quick                  # 07 only, 2 + 2, no plain nbgrader (test_benchmarks)
+
+For each set, in this order (the machine's drift hits the three alike, set by set):
+- honest: `grade.py --jobs J` over S copies of the reference solution filled into the released notebook;
+- blank: `grade.py --jobs J` over S untouched released notebooks (every check fails at once: what a sandbox's start
+  costs);
+- plain nbgrader: `nbgrader autograde` then `nbgrader generate_feedback` over the same S honest notebooks, split into J
+  course folders graded side by side as grade.py splits them, with nbgrader's default steps (the notebook and its
+  visible tests run in a kernel): what an instructor would run without the course's grader.
+Each figure is wall-clock seconds for the whole command (releasing the assignment and writing the feedback pages
+included) divided by S, so a fixed cost is spread over S students: more students, a little less each. The
+projections: 100 honest students on this machine, and how many such machines grade 1,000 in 10 minutes
+(`grade.py --shard K/N` on each, `merge.py` after). Every honest copy must score full marks and every blank one zero, or the script fails.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # autograde/ is a folder of the repository
+from autograde import notebooks  # noqa: E402
+
+GRADE = REPO / "autograde" / "grade.py"
+PLAIN_CONFIG = """c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.db_url = "sqlite:///" + {db!r}
+c.ExecutePreprocessor.timeout = 300
+"""
+
+
+def write_class(assignment: str, folder: Path, students: int, honest: bool) -> None:
+    """S submissions: the released notebook with the reference solution filled in (honest) or untouched (blank)."""
+    (source,) = notebooks.assignment_notebooks(assignment)
+    released = notebooks.EXERCISES / assignment / source.name
+    notebook = notebooks.make_submission(released, source, fill_solutions=honest)
+    for k in range(students):
+        (folder / f"s{k:03d}").mkdir(parents=True)
+        notebooks.write_notebook(notebook, folder / f"s{k:03d}" / source.name)
+
+
+def timed_grade(assignment: str, submissions: Path, out: Path, jobs: int) -> tuple[float, list[float]]:
+    """Wall seconds of grade.py over `submissions`, and each student's score (fails loudly if grading failed)."""
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, str(GRADE), assignment, str(submissions), "--out", str(out / "grades"),
+                             "--work", str(out / "work"), "--jobs", str(jobs)], capture_output=True, text=True)
+    seconds = time.monotonic() - started
+    if result.returncode != 0:
+        raise SystemExit(f"grade.py failed on {assignment}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    with open(out / "grades" / "grades.csv") as f:
+        return seconds, [float(row["score"]) for row in csv.DictReader(f)]
+
+
+def timed_plain(assignment: str, submissions: Path, out: Path, jobs: int) -> float:
+    """Wall seconds of plain nbgrader (autograde, then feedback) over `submissions`, in `jobs` course folders side by
+    side."""
+    (source,) = notebooks.assignment_notebooks(assignment)
+    students = sorted(p.name for p in submissions.iterdir())
+    roots = []
+    for k in range(jobs):
+        root = out / f"plain-{k}"
+        (root / "source" / assignment).mkdir(parents=True)
+        shutil.copy(source, root / "source" / assignment / source.name)
+        (root / "nbgrader_config.py").write_text(PLAIN_CONFIG.format(root=str(root), db=str(root / "gradebook.db")))
+        for student in students[k::jobs]:
+            shutil.copytree(submissions / student, root / "submitted" / student / assignment)
+        roots.append(root)
+    env = notebooks.nbgrader_env(out, base={**os.environ, "OMP_NUM_THREADS": "1"})
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+
+    def run_all(args):
+        procs = [subprocess.Popen([*nbgrader, *args], cwd=root, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.STDOUT) for root in roots]
+        if any(proc.wait() != 0 for proc in procs):
+            raise SystemExit(f"plain nbgrader {args[0]} failed on {assignment} (run it in {roots[0]} to see why)")
+
+    started = time.monotonic()
+    run_all(["generate_assignment", assignment, "--force"])
+    run_all(["autograde", assignment, "--force"])
+    run_all(["generate_feedback", assignment, "--force"])
+    return time.monotonic() - started
+
+
+def bench_set(assignment: str, students: int, jobs: int, plain: bool, scratch: Path) -> dict:
+    row = {}
+    for kind, honest in [("honest", True), ("blank", False)]:
+        folder = scratch / assignment / kind
+        write_class(assignment, folder / "submissions", students, honest)
+        seconds, scores = timed_grade(assignment, folder / "submissions", folder, jobs)
+        full = sum(notebooks.test_cells(notebooks.assignment_notebooks(assignment)[0]).values())
+        want = full if honest else 0.0
+        if any(score != want for score in scores):
+            raise SystemExit(f"{assignment}: {kind} students scored {scores}, not {want} each")
+        row[kind] = seconds / students
+    if plain:
+        folder = scratch / assignment / "plain"
+        folder.mkdir(parents=True)
+        row["plain"] = timed_plain(assignment, scratch / assignment / "honest" / "submissions", folder, jobs) / students
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignments", nargs="*", help="exercise sets (default: every one)")
+    parser.add_argument("--students", type=int, default=4, help="honest students, and blank ones, per set (default 4)")
+    parser.add_argument("--jobs", type=int, default=2, help="grade.py --jobs (default 2)")
+    parser.add_argument("--no-plain", action="store_true", help="skip plain nbgrader")
+    parser.add_argument("--quick", action="store_true", help="07_inference, 2 students, no plain nbgrader")
+    args = parser.parse_args()
+    assignments = args.assignments or notebooks.assignments()
+    if args.quick:
+        assignments, args.students, args.no_plain = ["07_inference"], 2, True
+    load = os.getloadavg()[0]
+    print(f"bench_grading {time.strftime('%Y-%m-%d %H:%M')}: {os.cpu_count()} cores, load {load:.1f}, "
+          f"{args.students} honest + {args.students} blank students per set, --jobs {args.jobs}\n")
+    print("| set | honest s/student | blank s/student | plain nbgrader s/student | honest / plain | "
+          "100 students (min) | machines for 1,000 in 10 min |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as scratch:
+        for assignment in assignments:
+            row = bench_set(assignment, args.students, args.jobs, not args.no_plain, Path(scratch))
+            plain = row.get("plain")
+            versus = f"{plain:.1f} | {row['honest'] / plain:.2f}" if plain else "- | -"
+            print(f"| {assignment} | {row['honest']:.1f} | {row['blank']:.1f} | {versus} | "
+                  f"{100 * row['honest'] / 60:.1f} | {math.ceil(1000 * row['honest'] / 600)} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
