@@ -12,10 +12,13 @@ For each set, in this order (the machine's drift hits the three alike, set by se
 - plain nbgrader: `nbgrader autograde` then `nbgrader generate_feedback` over the same S honest notebooks, split into J
   course folders graded side by side as grade.py splits them, with nbgrader's default steps (the notebook and its
   visible tests run in a kernel): what an instructor would run without the course's grader.
-Each figure is wall-clock seconds for the whole command (releasing the assignment and writing the feedback pages
-included) divided by S, so a fixed cost is spread over S students: more students, a little less each. The
-projections: 100 honest students on this machine, and how many such machines grade 1,000 in 10 minutes
-(`grade.py --shard K/N` on each, `merge.py` after). Every honest copy must score full marks and every blank one zero, or the script fails.
+The first three figures are wall-clock seconds for the whole command (releasing the assignment and writing the
+feedback pages included) divided by S, so a fixed cost is spread over S students. The grading run of the honest
+students is also split in two: each further student (the mean of grades.csv's `seconds`, nbgrader's own time per
+student in its group, divided by J groups side by side) and the fixed rest (release, start-up, feedback pages). The
+projections come from those two: 100 honest students on this machine, and how many such machines grade 1,000 in 10
+minutes (`grade.py --shard K/N` on each, `merge.py` after). Every honest copy must score full marks and every blank
+one zero, or the script fails.
 """
 from __future__ import annotations
 
@@ -52,8 +55,8 @@ def write_class(assignment: str, folder: Path, students: int, honest: bool) -> N
         notebooks.write_notebook(notebook, folder / f"s{k:03d}" / source.name)
 
 
-def timed_grade(assignment: str, submissions: Path, out: Path, jobs: int) -> tuple[float, list[float]]:
-    """Wall seconds of grade.py over `submissions`, and each student's score (fails loudly if grading failed)."""
+def timed_grade(assignment: str, submissions: Path, out: Path, jobs: int) -> tuple[float, list[dict]]:
+    """Wall seconds of grade.py over `submissions`, and its grades.csv rows (fails loudly if grading failed)."""
     started = time.monotonic()
     result = subprocess.run([sys.executable, str(GRADE), assignment, str(submissions), "--out", str(out / "grades"),
                              "--work", str(out / "work"), "--jobs", str(jobs)], capture_output=True, text=True)
@@ -61,7 +64,7 @@ def timed_grade(assignment: str, submissions: Path, out: Path, jobs: int) -> tup
     if result.returncode != 0:
         raise SystemExit(f"grade.py failed on {assignment}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     with open(out / "grades" / "grades.csv") as f:
-        return seconds, [float(row["score"]) for row in csv.DictReader(f)]
+        return seconds, list(csv.DictReader(f))
 
 
 def timed_plain(assignment: str, submissions: Path, out: Path, jobs: int) -> float:
@@ -99,12 +102,16 @@ def bench_set(assignment: str, students: int, jobs: int, plain: bool, scratch: P
     for kind, honest in [("honest", True), ("blank", False)]:
         folder = scratch / assignment / kind
         write_class(assignment, folder / "submissions", students, honest)
-        seconds, scores = timed_grade(assignment, folder / "submissions", folder, jobs)
+        seconds, rows = timed_grade(assignment, folder / "submissions", folder, jobs)
         full = sum(notebooks.test_cells(notebooks.assignment_notebooks(assignment)[0]).values())
         want = full if honest else 0.0
+        scores = [float(r["score"]) for r in rows]
         if any(score != want for score in scores):
             raise SystemExit(f"{assignment}: {kind} students scored {scores}, not {want} each")
         row[kind] = seconds / students
+        if honest:  # each student's own seconds in its group (nbgrader's log), J groups side by side
+            each = sum(float(r["seconds"]) for r in rows) / students / min(jobs, students)
+            row["each"], row["fixed"] = each, max(seconds - each * students, 0.0)
     if plain:
         folder = scratch / assignment / "plain"
         folder.mkdir(parents=True)
@@ -127,15 +134,16 @@ def main() -> int:
     print(f"bench_grading {time.strftime('%Y-%m-%d %H:%M')}: {os.cpu_count()} cores, load {load:.1f}, "
           f"{args.students} honest + {args.students} blank students per set, --jobs {args.jobs}\n")
     print("| set | honest s/student | blank s/student | plain nbgrader s/student | honest / plain | "
-          "100 students (min) | machines for 1,000 in 10 min |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "each further student (s) | fixed (s) | 100 students (min) | machines for 1,000 in 10 min |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as scratch:
         for assignment in assignments:
             row = bench_set(assignment, args.students, args.jobs, not args.no_plain, Path(scratch))
             plain = row.get("plain")
             versus = f"{plain:.1f} | {row['honest'] / plain:.2f}" if plain else "- | -"
-            print(f"| {assignment} | {row['honest']:.1f} | {row['blank']:.1f} | {versus} | "
-                  f"{100 * row['honest'] / 60:.1f} | {math.ceil(1000 * row['honest'] / 600)} |", flush=True)
+            hundred, thousand = (row["fixed"] + n * row["each"] for n in (100, 1000))
+            print(f"| {assignment} | {row['honest']:.1f} | {row['blank']:.1f} | {versus} | {row['each']:.1f} | "
+                  f"{row['fixed']:.0f} | {hundred / 60:.1f} | {math.ceil(thousand / 600)} |", flush=True)
     return 0
 
 

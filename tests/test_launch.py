@@ -19,6 +19,9 @@ import torch
 import torch.distributed as dist
 
 import distlab
+from _timing import SLACK, sooner_than
+
+STOP_S = 2.0 * SLACK  # Ctrl-C at any moment of a launch stops every rank within this (2 s on an idle machine)
 
 
 
@@ -166,7 +169,7 @@ def _raises_on(bad_rank):
     dist.barrier()  # the others wait for the failing rank, as they would in training
 
 
-def test_a_raising_rank_is_named_with_its_own_traceback_within_5s():
+def test_a_raising_rank_is_named_with_its_own_traceback_at_once():
     with pytest.raises(distlab.RankFailed) as info:
         timed(distlab.launch, _raises_on, world_size=4, args=(2,), timeout=30)
     err = info.value
@@ -177,7 +180,7 @@ def test_a_raising_rank_is_named_with_its_own_traceback_within_5s():
                       '    raise ValueError(f"boom on {bad_rank}")']  # then the learner's frames, and only them
     assert err.traceback_text.startswith("Traceback (most recent call last):")  # the whole of it, kept
     assert err.unfinished == [0, 1, 3]
-    assert err.elapsed < 5
+    assert err.elapsed < sooner_than(30)  # the raise ended it, not the launch's deadline
 
 
 def test_the_rank_that_failed_first_is_named_when_others_fail_later(tmp_path):
@@ -216,7 +219,7 @@ def test_a_rank_that_dies_is_named_with_its_signal_or_code(how, expected):
 
     with pytest.raises(distlab.RankCrashed, match=f"rank 1 {expected}") as info:
         timed(distlab.launch, die, world_size=3, timeout=30)
-    assert info.value.rank == 1 and info.value.elapsed < 5
+    assert info.value.rank == 1 and info.value.elapsed < sooner_than(30)
 
 
 def test_a_hung_rank_hits_the_collective_timeout_and_is_named_as_unfinished():
@@ -231,7 +234,7 @@ def test_a_hung_rank_hits_the_collective_timeout_and_is_named_as_unfinished():
                     rf"{hang.__code__.co_firstlineno + 2} of `hang`: `time.sleep\(600\)`\)\n", str(info.value))
     assert info.value.unfinished == [3]
     assert "Still running when it happened, and killed: rank(s) 3" in str(info.value)
-    assert info.value.elapsed < 5
+    assert info.value.elapsed < sooner_than(30)  # the collective timeout, not the launch's deadline
 
 
 def test_a_rank_that_returns_early_is_named_and_does_not_close_its_sockets_under_its_peers():
@@ -259,7 +262,7 @@ def test_the_wall_clock_deadline_kills_every_rank_and_shows_where_they_were(caps
     assert str(err).splitlines()[0] == ("launch deadline of 1.5 s passed: rank(s) 1, 2 did not finish (rank(s) 0 "
                                         f"did): they were all at line {stuck.__code__.co_firstlineno + 2} of `stuck`: "
                                         "`time.sleep(600)`")
-    assert err.elapsed < 4
+    assert err.elapsed < 1.5 + STOP_S
     stacks = capsys.readouterr().err
     assert "[rank 1] where rank 1 was stuck" in stacks and "in stuck" in stacks  # faulthandler's dump
     assert os.path.dirname(distlab.__file__) not in stacks and "multiprocessing" not in stacks  # no plumbing shown
@@ -285,7 +288,7 @@ def test_a_deadlock_is_named_in_one_sentence_from_the_wait_for_graph():
     assert (b, c, back) == ((a - 1) % 3, (a - 2) % 3, a)
     assert frames[:2] == [f'  File "{__file__}", line {_ring_that_receives_first.__code__.co_firstlineno + 3}, in '
                           "_ring_that_receives_first", "    dist.recv(t, src=(rank - 1) % world)"]
-    assert info.value.elapsed < 10  # the collective timeout, not the launch's deadline
+    assert info.value.elapsed < sooner_than(30)  # the collective timeout, not the launch's deadline
 
 
 @pytest.mark.parametrize("wheres, failed, expected", [
@@ -354,7 +357,7 @@ def test_ctrl_c_stops_every_rank_and_says_where_they_were(tmp_path, python_takes
             distlab.launch(_arrive_then_sleep, world_size=3, args=(str(tmp_path),), timeout=60)
     finally:
         cancel.set()
-    assert time.monotonic() - sent_at[0] < 2
+    assert time.monotonic() - sent_at[0] < STOP_S
     line = _arrive_then_sleep.__code__.co_firstlineno + 3
     assert str(info.value) == f"stopped 3 ranks; they were all at line {line} of `_arrive_then_sleep`: " \
                               "`time.sleep(600)`"
@@ -382,10 +385,9 @@ def test_ctrl_c_that_lands_on_another_thread_still_stops_every_rank(python_takes
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         sender.join()
-    assert stopped_at - sent_at[0] < 2.0
+    assert stopped_at - sent_at[0] < STOP_S
 
 
-STOP_S = 2.0  # Ctrl-C at any moment of a launch stops every rank within this
 
 
 def _steps():
@@ -529,7 +531,7 @@ def test_a_rank_that_never_joins_is_named_as_such_not_as_a_failed_collective():
     assert err.missing == [0, 1, 2, 3] and 3 in err.never_started  # the others wait for it (or, loaded, start late)
     assert str(err).startswith("rank(s) 0, 1, 2, 3 did not join the process group within 5 s: rank(s) ")
     assert "had not started" in str(err)
-    assert err.elapsed < 20  # the start-up deadline, not the launch's 60 s
+    assert err.elapsed < sooner_than(60)  # the start-up deadline, not the launch's 60 s
 
 
 def test_collective_timeout_bounds_collectives_not_the_start_up():
@@ -550,7 +552,7 @@ def test_groups_made_by_new_group_obey_collective_timeout():
                                                  "any collective (?s:.*)Timed out") as info:
         timed(distlab.launch, subgroup_waits_for_a_peer_that_never_comes, world_size=3, timeout=60,
               collective_timeout=1.5)
-    assert info.value.elapsed < 10  # not the launch's 60 s deadline: torch's default for new groups is 30 min
+    assert info.value.elapsed < sooner_than(60)  # not the launch's deadline: torch's default for new groups is 30 min
 
 
 def test_eight_launches_at_once_do_not_clash():

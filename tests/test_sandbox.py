@@ -19,6 +19,7 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from autograde.cgroup import StudentGroup  # noqa: E402
+from _timing import sooner_than  # noqa: E402
 from autograde.sandbox import ERROR_CAP, OUTPUT_CAP, SandboxError, StudentError, Submission, sandbox_problem  # noqa: E402
 
 pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
@@ -159,7 +160,7 @@ def test_a_call_past_its_deadline_ends_the_sandbox_and_the_next_starts_fresh():
         started = time.monotonic()
         with pytest.raises(SandboxError, match="no answer"):
             student.call("slow", timeout=3)
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < sooner_than(60)  # the call's deadline, not `slow`'s 60 s
         assert student.call("fast") == "fresh" and student.restarts == 1
 
 
@@ -170,7 +171,7 @@ def test_the_budget_bounds_a_whole_submission():
         for _ in range(5):
             with pytest.raises(SandboxError):
                 student.call("slow")
-        assert time.monotonic() - started < 20
+        assert time.monotonic() - started < sooner_than(60)  # the budget, not a call's 60 s deadline
         with pytest.raises(SandboxError, match="budget"):
             student.call("slow")
 
@@ -241,7 +242,7 @@ def big():
         started = time.monotonic()
         with pytest.raises(SandboxError, match=refused):
             student.call("slow")
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < sooner_than(20)  # refused, not loaded (~20 s)
 
 
 SPAWN = """
