@@ -33,6 +33,7 @@ def main(argv=None) -> int:
         for assignment in args.assignments or known:
             if args.check:
                 generated = notebooks.release(assignment, Path(tmp) / "release", Path(tmp) / f"work-{assignment}")
+                problems_here = False
                 for path in notebooks.assignment_notebooks(assignment):
                     committed = notebooks.EXERCISES / assignment / path.name
                     problems = (notebooks.release_differences(committed, generated / path.name)
@@ -41,8 +42,9 @@ def main(argv=None) -> int:
                     problems += [f"solution or hidden-test line in the student notebook: {line!r}" for line in leaks]
                     for problem in problems:
                         print(f"{assignment}/{path.name}: {problem}")
-                    drift |= bool(problems)
-                print(f"{assignment}: {'DRIFT' if drift else 'exercises/ is up to date'}")
+                    problems_here |= bool(problems)
+                drift |= problems_here
+                print(f"{assignment}: {'DRIFT' if problems_here else 'exercises/ is up to date'}")
             else:
                 target = notebooks.release(assignment, notebooks.EXERCISES, Path(tmp) / f"work-{assignment}")
                 print(f"{assignment}: wrote {target.relative_to(notebooks.REPO)}/")

@@ -141,3 +141,19 @@ def test_a_stack_dump_shows_the_learners_frames_and_one_line_per_library_call():
     assert clean_stack_dump(dump) == ["  in torch's `all_reduce`", '  File "/tmp/ipykernel_1/325.py", line 5 in '
                                       "skips_a_collective", "  in numpy's `helper`",
                                       '  File "/tmp/ipykernel_1/325.py", line 9 in main']
+
+
+def test_the_lifeline_thread_is_left_out_of_a_stack_dump():
+    """The dump's block of `_worker`'s lifeline thread is ours, not the learner's: it is recognised by the name of the
+    function that thread runs, which _worker defines and _output names (one constant, checked here)."""
+    from distlab import _worker
+    from distlab._output import LIFELINE_THREAD, clean_stack_dump
+    nested = [c.co_name for c in _worker._watch_lifeline.__code__.co_consts if hasattr(c, "co_name")]
+    assert LIFELINE_THREAD in nested
+    ours = ('Thread 0x00007e (most recent call first):\n'
+            '  File "/usr/lib/python3.11/multiprocessing/connection.py", line 440 in poll\n'
+            f'  File "/src/distlab/_worker.py", line 55 in {LIFELINE_THREAD}\n'
+            '  File "/usr/lib/python3.11/threading.py", line 982 in run\n')
+    learners = ('Thread 0x00007f (most recent call first):\n'
+                '  File "/tmp/ipykernel_1/325.py", line 5 in stuck\n')
+    assert clean_stack_dump(ours + "\n" + learners) == ['  File "/tmp/ipykernel_1/325.py", line 5 in stuck']

@@ -50,7 +50,7 @@ def _watch_lifeline(lifeline, seconds: float) -> None:
     This is why no worker ever outlives its launch: even if the kernel is killed and cannot kill us, the pipe's
     other end closes with it.
     """
-    def watch():
+    def lifeline_thread():  # its name is how _output.clean_stack_dump tells this thread from the learner's
         try:
             lifeline.poll(seconds)
         except (EOFError, OSError):
@@ -59,7 +59,7 @@ def _watch_lifeline(lifeline, seconds: float) -> None:
             time.sleep(ORPHAN_LINGER_S)  # run_rank is exiting by itself (exit code 0): let it
         os._exit(EXIT_ORPHANED)  # a rank still running (or not yet started: Ctrl-C during the launch) leaves now
 
-    threading.Thread(target=watch, name="distlab-lifeline", daemon=True).start()
+    threading.Thread(target=lifeline_thread, name="distlab-lifeline", daemon=True).start()
 
 
 def _to_cpu(value):
