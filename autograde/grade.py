@@ -63,6 +63,7 @@ STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
 LOG_FORMAT = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"
 WORK_MARKER = ".distlab-grading-work"
 GRADED, NOT_SUBMITTED, FAILED, INVALID_ID = "graded", "not submitted", "grading failed", "invalid student id"
+TO_GRADE = "to grade"  # handed in, not graded yet: every such student ends GRADED or FAILED
 SANDBOXED, UNSAFE = "bubblewrap", "none (unsafe)"
 
 
@@ -169,7 +170,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "grading.log"
 
-    to_grade = [s for s, info in students.items() if info["status"] == GRADED]
+    to_grade = [s for s, info in students.items() if info["status"] == TO_GRADE]
     groups = [to_grade[k::jobs] for k in range(min(jobs, len(to_grade)))] or [[]]
     group_work = [work / f"group-{k}" for k in range(len(groups))] if len(groups) > 1 else [work]
 
@@ -229,7 +230,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
             if not _autograded(folder, assignment, student, info["files"]) or student not in scores:
                 info["status"] = FAILED
                 continue
-            info.update(scores[student])
+            info.update(scores[student], status=GRADED)
             for name in info["files"]:
                 page = folder / "feedback" / student / assignment / f"{name}.html"
                 if page.exists():
@@ -268,7 +269,7 @@ def collect(submissions: Path, assignment: str, names: list[str]) -> dict:
                 if candidate.is_file():
                     files[name] = candidate
                     break
-        students[student] = {"status": GRADED if files else NOT_SUBMITTED, "files": files}
+        students[student] = {"status": TO_GRADE if files else NOT_SUBMITTED, "files": files}
     return students
 
 
