@@ -161,3 +161,22 @@ def test_fsdp2_training_leaves_exactly_its_model_states_allocated():
                           "total": 8 * psi + 16}
         assert live == states["total"]  # the gathered bf16 parameters were freed (resize_(0))
         assert peak >= live + 2 * (64 * 64 + 64)  # a gathered bf16 layer existed during the step
+
+
+def test_saved_bytes_by_part_files_each_saved_storage_once_under_its_part():
+    """A matmul saves both inputs, GeLU its input; the weight is excluded, a view of a counted storage adds nothing,
+    and a marked tensor counts under its mark's part whoever saves it."""
+    weight = torch.randn(8, 4, requires_grad=True)
+
+    def run(part, mark):
+        x = torch.randn(3, 4).requires_grad_()
+        part("matmul")
+        h = x @ weight.T                       # saves x (48 B) and the weight (excluded)
+        mark("marked", h)
+        part("gelu")
+        y = torch.nn.functional.gelu(h)        # saves h: filed under "marked", 96 B
+        return (y * x[:, :1]).sum()            # saves y (96 B) and a view of x (already counted)
+
+    counts = distlab.memory.saved_bytes_by_part(run, exclude=[weight])
+    assert counts == {"matmul": 3 * 4 * 4, "marked": 3 * 8 * 4, "gelu": 3 * 8 * 4}, counts
+    assert distlab.memory.saved_bytes_by_part(lambda part, mark: run(part, mark))["matmul"] == 48 + 8 * 4 * 4

@@ -54,6 +54,16 @@ def test_output_is_streamed_and_returned(script, capsys):
         assert f"rank {rank}: sum 3" in output and f"rank {rank}: sum 3" in shown
 
 
+def test_a_notebook_shows_the_returned_output_once(script, capsys):
+    """Streamed into the cell, the text is not displayed again as the cell's value (IPython's display of it)."""
+    from IPython.lib.pretty import pretty
+    output = distlab.torchrun(script, nproc_per_node=2, timeout=120, echo=False)
+    assert capsys.readouterr().out.count("rank 0: sum 3") == 1
+    assert isinstance(output, str) and "rank 0: sum 3" in output and "rank 0: sum 3" in repr(output)
+    shown = pretty(output)
+    assert "rank 0: sum 3" not in shown and shown.startswith("<torchrun output: ")
+
+
 def test_a_failing_rank_raises_with_the_last_lines(script, new_descendants):
     with pytest.raises(distlab.TorchrunFailed, match="exited with code") as info:
         distlab.torchrun(script, nproc_per_node=2, args=["--fail"], timeout=120)

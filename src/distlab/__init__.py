@@ -24,12 +24,13 @@ from .timeline import Timeline, busy_seconds, plot_timeline, timeline_summary
 from .overlap import OverlapWatch, overlap_summary, plot_overlap, watch_overlap
 from .predict import check_prediction
 from .shutdown import finish
-from .torchrun import TorchrunFailed, torchrun, torchrun_command
+from .torchrun import TorchrunFailed, TorchrunOutput, torchrun, torchrun_command
 
 __all__ = [
     "launch", "warm_up", "default_backend", "LaunchError", "LaunchTimeout", "RankCrashed", "RankFailed",
     "StartupTimeout",
     "count_comm", "CommCount", "count_bytes_written", "torchrun", "torchrun_command", "TorchrunFailed",
+    "TorchrunOutput",
     "init_distributed", "pick_backend", "finish",
     "tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker",
     "FailAt", "FailurePlan", "InjectedFailure", "KillWhenPickled", "faults_from_env", "kill_after_open",

@@ -7,6 +7,7 @@
         loss = model(x).sum(); loss.backward()
     mem.live, mem.peak                                   # bytes still alive now; the most alive at any moment
     (inside the block, `with mem.paused(): ...` leaves out bookkeeping such as copies kept for a later check)
+    distlab.memory.saved_bytes_by_part(run, exclude=params)  # {part: bytes autograd keeps for the backward}
 
 The model states of ZeRO (Rajbhandari et al., "ZeRO: Memory optimizations toward training trillion parameter
 models", SC 2020, section 3.1) are parameters, gradients and optimizer states; activations and temporary buffers
@@ -37,7 +38,7 @@ import weakref
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker"]
+__all__ = ["tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker", "saved_bytes_by_part"]
 
 
 def _local(tensor: torch.Tensor) -> torch.Tensor:
@@ -237,3 +238,34 @@ def _patch_storage_resize() -> None:
 
     resize_._distlab = True
     torch.UntypedStorage.resize_ = resize_
+
+
+def saved_bytes_by_part(run, exclude=()) -> dict[str, int]:
+    """{part: bytes of the storages autograd saved for the backward while `run(part, mark)` ran}.
+
+    `run` calls `part(name)` when it enters a part of its code: a storage autograd saves counts under the part
+    current when it is first saved. `mark(name, *tensors)` files the tensors' storages under `name` instead (a tensor
+    that a later operation saves but that belongs to an earlier part: Q and K, saved by the attention core's matmul).
+    Each storage counts once, at its whole size; the storages of `exclude` (the parameters: tensors, modules or
+    containers of them) not at all; before the
+    first `part()` the part is "?". This is how Korthikanti et al. (2022, §4.1) count a layer's activations: what the
+    backward needs, seen through `torch.autograd.graph.saved_tensors_hooks`.
+    """
+    exclude = exclude if isinstance(exclude, (torch.Tensor, torch.nn.Module, dict)) else list(exclude)
+    skip = {_storage_key(tensor) for tensor in _tensors(exclude, set())}
+    seen, counts, current, marked = set(), {}, ["?"], {}
+
+    def pack(tensor):
+        key = _storage_key(tensor)
+        if key not in seen and key not in skip:
+            seen.add(key)
+            name = marked.get(key, current[0])
+            counts[name] = counts.get(name, 0) + tensor.untyped_storage().nbytes()
+        return tensor
+
+    def mark(name, *tensors):
+        marked.update({_storage_key(tensor): name for tensor in tensors})
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        run(lambda name: current.__setitem__(0, name), mark)
+    return counts

@@ -25,6 +25,17 @@ import time
 from .errors import LaunchError
 
 
+class TorchrunOutput(str):
+    """What a torchrun run printed: a `str`, whose notebook display is one line, since the cell showed it already.
+
+    `torchrun` streams every line into the cell as it comes and returns the same text; as a cell's last expression a
+    plain `str` would then be displayed a second time, as its repr (Jupyter shows a cell's value).
+    """
+
+    def _repr_pretty_(self, printer, cycle):  # IPython's display of a cell's value; repr() and str() are unchanged
+        printer.text(f"<torchrun output: {len(self.splitlines())} lines, printed above>")
+
+
 class TorchrunFailed(LaunchError):
     """torchrun exited with an error, or ran past its deadline (then every process it started was killed)."""
 
@@ -45,8 +56,11 @@ def torchrun_command(script: str, nproc_per_node: int = 4, args=(), torchrun_arg
 
 
 def torchrun(script: str, nproc_per_node: int = 4, args=(), *, torchrun_args=(), timeout: float = 120.0,
-             env: dict | None = None, threads: int = 1, echo: bool = True) -> str:
+             env: dict | None = None, threads: int = 1, echo: bool = True) -> TorchrunOutput:
     """Run `script` under torchrun, print its output as it comes, return it; raise `TorchrunFailed` on failure.
+
+    The returned text is a `TorchrunOutput`: a `str` that a notebook does not display again as the cell's value.
+    `echo` prints the command line first.
 
     `args` go to the script, `torchrun_args` to torchrun (e.g. `["--max-restarts=2"]`).
     """
@@ -60,7 +74,7 @@ def torchrun(script: str, nproc_per_node: int = 4, args=(), *, torchrun_args=(),
         return _run(command, script, timeout, env, threads)
 
 
-def _run(command: list[str], script: str, timeout: float, env: dict | None, threads: int) -> str:
+def _run(command: list[str], script: str, timeout: float, env: dict | None, threads: int) -> TorchrunOutput:
     """Run torchrun's `command` in its own process group with a deadline, echo and return its output."""
     full_env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONUNBUFFERED": "1",
                 # After a restart (--max-restarts), a rank may otherwise read its peer's address from the previous
@@ -78,7 +92,7 @@ def _run(command: list[str], script: str, timeout: float, env: dict | None, thre
     finally:
         _kill_group(proc)  # ranks that outlived the agent, if any
         reader.join(5)
-    output = "".join(lines)
+    output = TorchrunOutput("".join(lines))
     if returncode != 0:
         raise TorchrunFailed(f"torchrun {script} exited with code {returncode}.\n\nThe first traceback it printed:\n"
                              + "".join(_first_traceback(lines)) + "\nIts last lines:\n" + "".join(lines[-12:]),
