@@ -37,7 +37,7 @@ import torch
 import torch.distributed as dist
 
 import distlab
-from distlab.plot import bus_bandwidth
+from distlab.plot import bus_bandwidth, time_all_reduces
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "solutions" / "01_data_parallelism" / "data_parallelism.ipynb"
@@ -204,24 +204,6 @@ def load_ring(notebook: Path):
 def check_ring(ring, world_size: int) -> None:
     """Fail in seconds rather than after part 1's minutes if the ring does not sum (e.g. an unfinished exercise)."""
     distlab.launch(time_all_reduces, world_size, args=({"ring": ring}, 1001, 1, 0), backend="gloo", output="hide")
-
-
-def time_all_reduces(impls: dict, numel: int, repeats: int, warmup: int) -> dict[str, list[float]]:
-    """On one rank: each implementation's seconds per repeat; implementations alternate repeat by repeat."""
-    tensor = torch.empty(numel)
-    world_size = dist.get_world_size()
-    seconds = {name: [] for name in impls}
-    for i in range(warmup + repeats):
-        for name, all_reduce in impls.items():
-            tensor.fill_(dist.get_rank() + 1)  # fresh values each time: summing sums would overflow to inf
-            dist.barrier()  # everyone starts together: time the collective, not who arrived late
-            start = time.perf_counter()
-            all_reduce(tensor)
-            if i >= warmup:
-                seconds[name].append(time.perf_counter() - start)
-            if not torch.all(tensor == world_size * (world_size + 1) / 2):
-                raise AssertionError(f"{name} did not sum the tensor in place")
-    return seconds
 
 
 def bench_busbw(ring, world_size: int, config: dict) -> dict[int, dict[str, list[float]]]:

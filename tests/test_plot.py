@@ -1,4 +1,5 @@
-"""distlab.plot: the α–β fit recovers known parameters, bandwidths follow nccl-tests, the figure has its labels.
+"""distlab.plot: the α–β fit recovers known parameters, bandwidths follow nccl-tests, the figure has its labels, the
+timing harness times every implementation on every rank and refuses one that does not sum.
 
     pytest tests/test_plot.py
 """
@@ -8,8 +9,10 @@ matplotlib.use("Agg")
 
 import numpy as np
 import pytest
+import torch.distributed as dist
 
-from distlab.plot import alg_bandwidth, bus_bandwidth, fit_alpha_beta, format_bytes, plot_bandwidth
+import distlab
+from distlab.plot import alg_bandwidth, bus_bandwidth, fit_alpha_beta, format_bytes, plot_bandwidth, time_all_reduces
 
 SIZES = 2.0 ** np.arange(10, 27, 4)  # 1 KiB ... 64 MiB
 
@@ -69,3 +72,25 @@ def test_plot_bandwidth_has_both_panels_labelled():
     assert time_ax.get_xlabel() and bw_ax.get_xlabel()
     assert len(time_ax.lines) == 3 and len(bw_ax.lines) == 2  # 2 measured lines + 1 fit; 2 bandwidth lines
     matplotlib.pyplot.close(fig)
+
+
+def _in_place_sum(tensor):
+    dist.all_reduce(tensor)
+
+
+def _forgets_to_sum(tensor):
+    pass
+
+
+def test_time_all_reduces_gives_every_rank_one_time_per_repeat_of_each_implementation():
+    per_rank = distlab.launch(time_all_reduces, 2, args=({"gloo": dist.all_reduce, "mine": _in_place_sum}, 1000, 3),
+                              timeout=60, collective_timeout=20)
+    assert len(per_rank) == 2
+    for seconds in per_rank:  # the warm-up round is not timed
+        assert list(seconds) == ["gloo", "mine"] and all(len(ts) == 3 and min(ts) > 0 for ts in seconds.values())
+
+
+def test_time_all_reduces_refuses_an_implementation_that_does_not_sum():
+    with pytest.raises(distlab.RankFailed, match="did not sum the tensor in place"):
+        distlab.launch(time_all_reduces, 2, args=({"broken": _forgets_to_sum}, 10, 1, 0), timeout=60,
+                       collective_timeout=20)

@@ -1,6 +1,7 @@
-"""Plot and fit collective benchmarks: time and bus bandwidth against message size, and the α–β cost model.
+"""Time, fit and plot collective benchmarks: time and bus bandwidth against message size, and the α–β cost model.
 
-    from distlab.plot import fit_alpha_beta, bus_bandwidth, plot_bandwidth
+    from distlab.plot import fit_alpha_beta, bus_bandwidth, plot_bandwidth, time_all_reduces
+    per_rank = distlab.launch(time_all_reduces, 4, args=({"gloo": dist.all_reduce}, 2**20, 5))  # on every rank
     alpha, beta = fit_alpha_beta(sizes, seconds)              # t ≈ alpha + beta * nbytes
     bus_bandwidth(64 * 2**20, 0.25, world_size=4)              # bytes/s, nccl-tests' definition
     plot_bandwidth(sizes, {"ring": seconds}, world_size=4, fits={"ring": (alpha, beta)})
@@ -47,6 +48,35 @@ def bus_bandwidth(nbytes, seconds, world_size: int, collective: str = "all_reduc
     if world_size < 1:
         raise ValueError(f"world_size must be >= 1, got {world_size}")
     return alg_bandwidth(nbytes, seconds) * BUS_FACTOR[collective](world_size)
+
+
+def time_all_reduces(impls: dict, numel: int, repeats: int, warmup: int = 1) -> dict[str, list[float]]:
+    """On one rank (every rank calls it): each all-reduce's seconds per repeat, after `warmup` untimed rounds.
+
+    impls: {name: fn(tensor)} summing a float32 tensor of `numel` elements in place over the default group. Every
+    repeat refills the tensor with rank + 1, starts after a barrier (time the collective, not who arrived late) and
+    checks the sum; implementations alternate repeat by repeat, so that a change in the machine's load hits all alike.
+    A collective's time is the slowest rank's: take the max over ranks of each repeat (nccl-tests' `-a 3`).
+    """
+    import time
+
+    import torch
+    import torch.distributed as dist
+
+    tensor = torch.empty(numel)
+    world_size = dist.get_world_size()
+    seconds = {name: [] for name in impls}
+    for i in range(warmup + repeats):
+        for name, all_reduce in impls.items():
+            tensor.fill_(dist.get_rank() + 1)  # fresh values each time: summing sums would overflow to inf
+            dist.barrier()
+            start = time.perf_counter()
+            all_reduce(tensor)
+            if i >= warmup:
+                seconds[name].append(time.perf_counter() - start)
+            if not torch.all(tensor == world_size * (world_size + 1) / 2):
+                raise AssertionError(f"{name} did not sum the tensor in place")
+    return seconds
 
 
 def fit_alpha_beta(sizes_bytes, seconds) -> tuple[float, float]:
