@@ -39,8 +39,8 @@ import distlab
 
 REPO = Path(__file__).resolve().parents[1]
 LESSON = REPO / "lessons" / "02_sharding.ipynb"
-FROM_LESSON = ("exchange", "reduce_scatter", "all_gather", "adamw_", "Replicated", "ShardableLinear", "forward",
-               "ShardedStates", "ShardedGradients", "ShardedParameters")
+FROM_LESSON = ("exchange", "reduce_scatter", "all_gather", "adamw_", "FlatLayer", "Replicated", "ShardableLinear",
+               "forward", "ShardedStates", "ShardedGradients", "ShardedParameters")
 STAGES = {0: "Replicated", 1: "ShardedStates", 2: "ShardedGradients", 3: "ShardedParameters"}
 FULL = {"layers": [(256, 1024), (1024, 1024), (1024, 1024), (1024, 1)], "batch": 64, "world_sizes": (2, 4),
         "steps": 5}
