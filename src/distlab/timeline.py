@@ -19,8 +19,9 @@ machines. Each rank therefore estimates the offset of its clock from rank 0's by
 "Probabilistic clock synchronization", Distributed Computing 3, 1989): it sends a message, rank 0 answers with its
 time T, and the rank takes T minus the midpoint of its round trip, keeping the round trip that was shortest; the
 error is at most half that round trip (`uncertainty`: about 0.1 ms between processes of one machine, a few ms when
-it is busy; the offset itself is then about 0). Creating a `Timeline` is a collective of the group: (world_size - 1)
-* `rounds` small exchanges with rank 0 and one broadcast, a few milliseconds.
+it is busy; the offset itself is then about 0). Two ranks' times agree within the sum of their two uncertainties
+(each is bounded against rank 0's, not against the other's). Creating a `Timeline` is a collective of the group:
+(world_size - 1) * `rounds` small exchanges with rank 0 and one broadcast, a few milliseconds.
 """
 from __future__ import annotations
 
