@@ -6,17 +6,18 @@ all-reduce started and ended, on every rank; and draw it.
     watch.start()                             # t = 0
     loss = loss_fn(model(x)); watch.mark("forward done")
     loss.backward()
-    watch.events()                            # plain data: {"t0": ..., "ready": [...], "buckets": [...], "marks": [...]}
+    watch.events()                            # plain data: {"t0": ..., "ready": [...], "buckets": [...], ...}
 
     distlab.plot_overlap(distlab.launch(step_and_return_events, 4))   # one Gantt row of gradients, one of all-reduces
 
 DDP copies gradients into buckets and all-reduces a bucket as soon as its last gradient is ready, while autograd goes
 on computing the others (Li et al. 2020, *PyTorch Distributed: Experiences on Accelerating Data Parallel Training*,
-§3.2.3). The comm hook here does what DDP's default one does (divide by the world size, all-reduce asynchronously)
-and timestamps it: `start` when DDP hands the bucket over, `end` when the all-reduce's future completes (on the
-backend's own thread, while the backward pass may still be running). Times are seconds since `start()`, from
+§3.2.3). The comm hook here does what DDP's default one does (divide by the world size, all-reduce asynchronously) and
+timestamps it: `start` when DDP hands the bucket over, `end` when the all-reduce's future completes (on the backend's
+own thread, while the backward pass may still be running). Times are seconds since `start()`, from
 `time.perf_counter`; `events()["t0"]` is that `start()` on `time.perf_counter`'s own clock, which on Linux
-(CLOCK_MONOTONIC) is one clock for every process of the machine: adding it puts the ranks' events on one time axis. The hook costs a Python call per bucket and per gradient: negligible next to the all-reduces.
+(CLOCK_MONOTONIC) is one clock for every process of the machine: adding it puts the ranks' events on one time axis.
+The hook costs a Python call per bucket and per gradient: negligible next to the all-reduces.
 """
 from __future__ import annotations
 
