@@ -40,7 +40,7 @@ from distlab.models import KVCache, ModelConfig, TinyTransformer, random_batch
 
 REPO = Path(__file__).resolve().parents[1]
 LESSON = REPO / "lessons" / "07_inference.ipynb"
-FROM_LESSON = ("heads_of", "tp_layer", "tp_layer_step", "tp_generate", "pp_generate", "receive_token")
+FROM_LESSON = ("heads_of", "tp_layer", "tp_layer_step", "tp_generate", "pp_generate", "stage_compute", "receive_token")
 FULL = {"config": dict(vocab_size=256, dim=256, n_layers=4, n_heads=8, n_kv_heads=2, max_seq_len=64), "batch": 4,
         "prompt": 8, "n_short": 4, "n_long": 20, "tp": (1, 2, 4), "pp": (2, 4), "in_flight": (1, 2, 4)}
 QUICK = {"config": dict(vocab_size=64, dim=32, n_layers=4, n_heads=4, n_kv_heads=2, max_seq_len=64), "batch": 2,
@@ -52,7 +52,7 @@ REPEATS = 3
 class _NotCounted:
     """Stands for `distlab` in the lesson's code: its `count_comm()` counts nothing (counting every operation, as the
     real one does to find the collectives, costs more time than a tiny model's decode step)."""
-    collective_calls = {"all_reduce": 0}
+    collective_calls = collective_bytes = {"all_reduce": 0}
 
     @staticmethod
     def count_comm():
@@ -109,8 +109,10 @@ def rank_pp(lesson: dict, setup: dict, in_flight: int) -> dict:
     lesson["pp_generate"](prompts, 2, config)  # warm-up
     elapsed = float("inf")
     for _ in range(REPEATS):  # the best of REPEATS runs
-        tokens, spans = lesson["pp_generate"](prompts, setup["n_long"], config)
-        first, last = torch.tensor(min(s for _, s, _ in spans)), torch.tensor(max(e for _, _, e in spans))
+        tokens, spans, _ = lesson["pp_generate"](prompts, setup["n_long"], config)
+        # float64: perf_counter counts from boot, and float32's step there is ms once the machine is up 9 hours
+        first, last = (torch.tensor(t, dtype=torch.float64) for t in (min(s for _, s, _ in spans),
+                                                                      max(e for _, _, e in spans)))
         dist.all_reduce(first, op=dist.ReduceOp.MIN)
         dist.all_reduce(last, op=dist.ReduceOp.MAX)
         elapsed = min(elapsed, (last - first).item())

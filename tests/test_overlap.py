@@ -55,6 +55,10 @@ def test_every_gradient_and_bucket_is_timestamped_and_the_gradients_are_ddps():
             assert bucket["start"] >= max(ready_at[n] for n in bucket["params"])  # handed over once all are ready
         first = min(last["buckets"], key=lambda b: b["index"])
         assert first["start"] < max(ready_at.values()), "bucket 0 starts before the backward pass ends"
+    on_one_clock = [{b["index"]: (events[-1]["t0"] + b["start"], events[-1]["t0"] + b["end"])
+                     for b in events[-1]["buckets"]} for events, _ in watched]
+    for index in on_one_clock[0]:  # an all-reduce ends on every rank only after every rank handed its bucket over
+        assert min(spans[index][1] for spans in on_one_clock) >= max(spans[index][0] for spans in on_one_clock)
 
 
 def test_summary_takes_the_union_of_the_all_reduces():
@@ -72,3 +76,15 @@ def test_plot_draws_two_rows_per_rank():
     rows = sorted(zip(ax.get_yticks(), (label.get_text() for label in ax.get_yticklabels())), reverse=True)
     assert [label for _, label in rows] == [  # from the top
         "rank 0 gradients ready", "rank 0 all-reduce", "rank 1 gradients ready", "rank 1 all-reduce"]
+
+
+def test_plot_puts_the_ranks_on_one_clock_and_names_the_marks_in_a_legend():
+    def events(t0):
+        return {"t0": t0, "ready": [("a", 0.001)], "marks": [("backward starts", 0.0005)],
+                "buckets": [{"index": 0, "start": 0.001, "end": 0.002, "nbytes": 4, "params": ["a"]}]}
+
+    ax = distlab.plot_overlap([events(10.0), events(10.003)])  # rank 1 started its step 3 ms later
+    bars = [bar.get_paths()[0].get_extents().x0 for bar in ax.collections]
+    assert [round(x, 6) for x in bars] == [1.0, 4.0]  # ms, on rank 0's clock
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["backward starts"]  # once, not per rank
+    assert not ax.texts  # no label drawn over the rows

@@ -6,16 +6,18 @@ all-reduce started and ended, on every rank; and draw it.
     watch.start()                             # t = 0
     loss = loss_fn(model(x)); watch.mark("forward done")
     loss.backward()
-    watch.events()                            # plain data: {"ready": [...], "buckets": [...], "marks": [...]}
+    watch.events()                            # plain data: {"t0": ..., "ready": [...], "buckets": [...], ...}
 
     distlab.plot_overlap(distlab.launch(step_and_return_events, 4))   # one Gantt row of gradients, one of all-reduces
 
 DDP copies gradients into buckets and all-reduces a bucket as soon as its last gradient is ready, while autograd goes
 on computing the others (Li et al. 2020, *PyTorch Distributed: Experiences on Accelerating Data Parallel Training*,
-§3.2.3). The comm hook here does what DDP's default one does (divide by the world size, all-reduce asynchronously)
-and timestamps it: `start` when DDP hands the bucket over, `end` when the all-reduce's future completes (on the
-backend's own thread, while the backward pass may still be running). Times are seconds since `start()`, from
-`time.perf_counter`. The hook costs a Python call per bucket and per gradient: negligible next to the all-reduces.
+§3.2.3). The comm hook here does what DDP's default one does (divide by the world size, all-reduce asynchronously) and
+timestamps it: `start` when DDP hands the bucket over, `end` when the all-reduce's future completes (on the backend's
+own thread, while the backward pass may still be running). Times are seconds since `start()`, from
+`time.perf_counter`; `events()["t0"]` is that `start()` on `time.perf_counter`'s own clock, which on Linux
+(CLOCK_MONOTONIC) is one clock for every process of the machine: adding it puts the ranks' events on one time axis.
+The hook costs a Python call per bucket and per gradient: negligible next to the all-reduces.
 """
 from __future__ import annotations
 
@@ -60,8 +62,9 @@ class OverlapWatch:
         self.ready.append((self._names[id(param)], self.now()))
 
     def events(self) -> dict:
-        """What was recorded since `start()`, as plain data (it can come back from a rank)."""
-        return {"ready": list(self.ready), "marks": list(self.marks),
+        """What was recorded since `start()`, as plain data (it can come back from a rank); "t0" is `start()`'s
+        `time.perf_counter()`."""
+        return {"t0": self._t0, "ready": list(self.ready), "marks": list(self.marks),
                 "buckets": sorted(self.buckets, key=lambda bucket: bucket["start"])}
 
 
@@ -105,14 +108,21 @@ def overlap_summary(events: dict) -> dict:
 def plot_overlap(per_rank_events: list, title: str | None = None, ax=None):
     """A Gantt chart, rank 0 on top: for each rank, a row of gradient-ready ticks (coloured by the bucket each
     gradient went into) and a row of all-reduce bars from hand-over to completion (one colour per bucket; even and odd
-    buckets on two half-rows, since several can be in flight), times in milliseconds. Returns the matplotlib Axes."""
+    buckets on two half-rows, since several can be in flight), times in milliseconds; marks (`watch.mark`) as black
+    lines named in a legend beside the chart. Where every rank's events carry "t0", the ranks share one time axis
+    (from the earliest rank's `start()`), so that one all-reduce ends at the same moment on every rank. Returns the
+    matplotlib Axes."""
     import matplotlib.pyplot as plt
+
+    shared_clock = all("t0" in events for events in per_rank_events)
+    first_t0 = min((events["t0"] for events in per_rank_events), default=0.0) if shared_clock else 0.0
 
     if ax is None:
         _, ax = plt.subplots(figsize=(11, 0.9 + 0.8 * len(per_rank_events)))
     colour = lambda i: plt.get_cmap("tab10")(i % 10)  # noqa: E731
     ticks, labels = [], []
     for rank, events in enumerate(per_rank_events):
+        events = _shifted(events, events["t0"] - first_t0) if shared_clock else events
         y_grad, y_comm = -2 * rank, -2 * rank - 1
         bucket_of = {name: b["index"] for b in events["buckets"] for name in b["params"]}
         for name, t in events["ready"]:
@@ -121,13 +131,23 @@ def plot_overlap(per_rank_events: list, title: str | None = None, ax=None):
             bottom = y_comm - 0.4 if b["index"] % 2 else y_comm + 0.02
             ax.broken_barh([(b["start"] * 1e3, max(b["end"] - b["start"], 1e-6) * 1e3)], (bottom, 0.38),
                            color=colour(b["index"]), alpha=0.85)
-        for label, t in events["marks"]:
-            ax.plot([t * 1e3] * 2, [y_comm - 0.45, y_grad + 0.45], "k--", lw=0.8)
-            ax.annotate(label, (t * 1e3, y_grad + 0.4), fontsize=7, ha="right", va="top", rotation=90)
+        for mark, (label, t) in enumerate(events["marks"]):  # in the legend, not beside the line: rows are tight
+            ax.plot([t * 1e3] * 2, [y_comm - 0.45, y_grad + 0.45], color="k", ls=("--", ":", "-.")[mark % 3], lw=0.9,
+                    label=label if rank == 0 else None)
         ticks += [y_grad, y_comm]
         labels += [f"rank {rank} gradients ready", f"rank {rank} all-reduce"]
     ax.set_yticks(ticks, labels)
-    ax.set_xlabel("time since the step started (ms)")
+    ax.set_xlabel("time since the first rank started the step (ms)" if shared_clock else
+                  "time since the step started (ms)")
     ax.set_title(title or "backward pass (ticks: a gradient is ready) and bucket all-reduces (bars), same colours")
     ax.grid(axis="x", alpha=0.3)
+    if any(events["marks"] for events in per_rank_events):
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     return ax
+
+
+def _shifted(events: dict, seconds: float) -> dict:
+    """`events` with every time `seconds` later."""
+    return {"ready": [(name, t + seconds) for name, t in events["ready"]],
+            "marks": [(label, t + seconds) for label, t in events["marks"]],
+            "buckets": [{**b, "start": b["start"] + seconds, "end": b["end"] + seconds} for b in events["buckets"]]}
