@@ -4,9 +4,10 @@
     torchrun --standalone --nproc-per-node=8 06_train_amp.py          # 8 GPUs of one node (NCCL)
 
 `distlab.TinyTransformer` under `DistributedDataParallel`, its forward pass in `torch.autocast` (fp16: matmuls in 16
-bits, the weights, their gradients and SGD in fp32), the loss scaled by `torch.amp.GradScaler` (dynamic loss
-scaling: Micikevicius et al. 2018, §3.2, with Apex's grow and back-off schedule), and DDP's gradient buckets
-all-reduced in fp16 by `fp16_compress_hook` (half the bytes). Each rank learns its own batch. The script fails unless
+bits, the weights, their gradients and SGD in fp32), the loss scaled by `torch.amp.GradScaler` (dynamic loss scaling:
+the grow and back-off schedule of NVIDIA's mixed-precision guide and Apex, on the constant loss scaling of
+Micikevicius et al. 2018, §3.2), and DDP's gradient buckets all-reduced in fp16 by `fp16_compress_hook` (half the
+bytes). Each rank learns its own batch. The script fails unless
 every all-reduced step moved 2 bytes per parameter (fp16), every rank ends with the same weights (DDP's invariant), and
 the loss fell; rank 0 prints the loss and the scale per step.
 `--no-compress` all-reduces in fp32 (4 bytes per parameter).

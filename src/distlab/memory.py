@@ -247,9 +247,9 @@ def saved_bytes_by_part(run, exclude=()) -> dict[str, int]:
     current when it is first saved. `mark(name, *tensors)` files the tensors' storages under `name` instead (a tensor
     that a later operation saves but that belongs to an earlier part: Q and K, saved by the attention core's matmul).
     Each storage counts once, at its whole size; the storages of `exclude` (the parameters: tensors, modules or
-    containers of them) not at all; before the
-    first `part()` the part is "?". This is how Korthikanti et al. (2022, §4.1) count a layer's activations: what the
-    backward needs, seen through `torch.autograd.graph.saved_tensors_hooks`.
+    containers of them) not at all; before the first `part()` the part is "?". This is how Korthikanti et al. (2022,
+    §4.1) count a layer's activations: what the backward needs, seen through
+    `torch.autograd.graph.saved_tensors_hooks`.
     """
     exclude = exclude if isinstance(exclude, (torch.Tensor, torch.nn.Module, dict)) else list(exclude)
     skip = {_storage_key(tensor) for tensor in _tensors(exclude, set())}
