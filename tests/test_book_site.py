@@ -7,12 +7,11 @@ with alt text, and an index that gives each lesson's summary, time and exercises
 """
 import base64
 import importlib.util
-import os
-import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
+from _chromium import launch, needs_chromium
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,12 +19,7 @@ spec = importlib.util.spec_from_file_location("book_build", ROOT / "book" / "bui
 book = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(book)
 
-CHROMIUM = os.environ.get("DISTLAB_CHROMIUM") or shutil.which("chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-if os.environ.get("DISTLAB_REQUIRE_BROWSER") == "1" and CHROMIUM is None:
-    raise RuntimeError("DISTLAB_REQUIRE_BROWSER=1 but no Chromium: apt-get install chromium, or DISTLAB_CHROMIUM=/path")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: apt-get install chromium (.ci/run does)")
+pytestmark = needs_chromium()
 
 # a 2 x 2 PNG, as matplotlib's inline backend puts a figure in a cell's output
 PNG = base64.b64encode(bytes.fromhex(
@@ -64,7 +58,7 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(playwright_session):
-    browser = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    browser = launch(playwright_session)
     try:
         yield browser.new_page()
     finally:

@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import time
@@ -26,12 +25,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _chromium import launch, needs_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "build" / "browser"
 EXECUTED = ROOT / "build" / "executed"  # read by book/build.py
 NOTEBOOKS = sorted([*ROOT.glob("lessons/0*.ipynb"), *ROOT.glob("solutions/*/*.ipynb")])
-CHROMIUM = os.environ.get("DISTLAB_CHROMIUM") or shutil.which("chromium")
 PAGE_TIMEOUT_S = 180  # loading JupyterLab, opening a notebook, starting its kernel (seconds on a loaded machine)
 RUN_ALL_TIMEOUT_S = 840  # <= 90 s on 2 idle cores; under pytest-timeout's 900 s, so a late run leaves a screenshot
 RUN_ALL_BUDGET_S = 90  # the course's budget for a lesson's Run All on 2 cores; failed at twice that (two run at once)
@@ -43,14 +42,7 @@ TEST_SETTINGS = {  # this test's JupyterLab settings, on top of the learner's
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},  # never write the outputs into the repository
     "@jupyter-widgets/jupyterlab-manager/plugin": {"saveState": True},  # the executed copies keep the widgets' state
 }
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]  # no network here: no background connections
-
-REQUIRED = os.environ.get("DISTLAB_REQUIRE_BROWSER") == "1"  # .ci/run: fail, not skip, where the browser is missing
-if REQUIRED and CHROMIUM is None:
-    raise RuntimeError("DISTLAB_REQUIRE_BROWSER=1 but no Chromium: apt-get install chromium, or DISTLAB_CHROMIUM=/path")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: apt-get install chromium (.ci/run does); "
-                                "nbval runs the notebooks instead")
+pytestmark = needs_chromium(instead="nbval runs the notebooks instead")
 
 OPEN_AND_RUN_ALL = """async (path) => {
   const app = window.jupyterapp;
@@ -134,7 +126,7 @@ def lab(tmp_path_factory, playwright_session):
             found = re.search(r"http://127\.0\.0\.1:\d+", log.read_text())
             url = found.group(0) if found else None
         assert url, f"JupyterLab did not start:\n{log.read_text()[-2000:]}"
-        browser = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(playwright_session)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             page.set_default_timeout(PAGE_TIMEOUT_S * 1000)
