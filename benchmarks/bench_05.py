@@ -39,8 +39,8 @@ from distlab.models import ModelConfig, TinyTransformer, random_batch
 
 REPO = Path(__file__).resolve().parents[1]
 LESSON = REPO / "lessons" / "05_pipeline.ipynb"
-FROM_LESSON = ("CONFIG", "message_tag", "Part", "PipelineRank", "compute", "send", "finish", "run_schedule", "gpipe",
-               "one_f_one_b", "uniform", "simulate", "makespan")
+FROM_LESSON = ("CONFIG", "message_tag", "Part", "PipelineRank", "receive", "compute", "send", "finish", "run_schedule",
+               "gpipe", "one_f_one_b", "uniform", "simulate", "makespan")
 FULL = {"microbatches": 8, "t_f": 0.025, "t_b": 0.050, "repeats": 3, "memory": True}
 QUICK = {"microbatches": 4, "t_f": 0.005, "t_b": 0.010, "repeats": 1, "memory": False}
 P, V, BATCH, SEQ = 4, 2, 16, 32
@@ -61,8 +61,8 @@ def load_lesson() -> dict:
     missing = set(FROM_LESSON) - set(ns)
     if missing:
         raise SystemExit(f"{LESSON.name} no longer defines {sorted(missing)}")
-    ns["PipelineRank"].compute, ns["PipelineRank"].send, ns["PipelineRank"].finish = (
-        ns["compute"], ns["send"], ns["finish"])
+    for method in ("receive", "compute", "send", "finish"):  # the lesson defines them in cells after the class
+        setattr(ns["PipelineRank"], method, ns[method])
     return ns
 
 
