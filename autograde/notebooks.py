@@ -226,6 +226,8 @@ def run_nbgrader(args: list[str], work, source_dir=None, release_dir=None, timeo
 
 
 def kill_group(proc: subprocess.Popen) -> None:
+    """nbgrader's session: its kernels; each sandbox it started goes with it (bwrap --die-with-parent). Not
+    distlab's kill_tree: importing distlab imports torch, 4 s this command does not otherwise spend."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

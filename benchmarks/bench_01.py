@@ -37,6 +37,7 @@ import torch
 import torch.distributed as dist
 
 import distlab
+from distlab._process_tree import kill_tree
 from distlab.plot import bus_bandwidth, time_all_reduces
 
 REPO = Path(__file__).resolve().parents[1]
@@ -114,16 +115,12 @@ def run_fresh(command: list[str], timeout: float = 300.0) -> tuple[float, str]:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                            start_new_session=True)  # its own process group: one kill reaches every rank
+                            start_new_session=True)
     try:
         output, _ = proc.communicate(timeout=timeout)
         seconds = time.perf_counter() - start
-    finally:  # also on Ctrl-C and on a deadline
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+    finally:  # also on Ctrl-C and on a deadline: its group and every descendant (torchrun's ranks have sessions of
+        kill_tree(proc)  # their own)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited with code {proc.returncode}:\n{output[-3000:]}")
     return seconds, output

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,8 @@ import time
 from pathlib import Path
 
 import psutil
+
+from distlab._process_tree import kill_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "lessons" / "scripts"
@@ -75,13 +76,9 @@ def run_once(path: Path, nproc: int, folder: Path) -> tuple[int | None, str]:
 
 
 def kill_all_in(proc: subprocess.Popen, folder: Path) -> None:
-    """SIGKILL the agent's session and every process still working in `folder` (torchrun gives each rank a session
-    of its own, so the agent's alone would not reach them)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
+    """SIGKILL the agent, its session and its descendants (torchrun gives each rank a session of its own), and every
+    process still working in `folder` (a rank whose agent died first is no longer its descendant)."""
+    kill_tree(proc)
     for p in psutil.process_iter():
         try:
             if Path(p.cwd()).is_relative_to(folder):

@@ -4,13 +4,13 @@ shared.
     pytest tests/test_benchmarks.py
 """
 import importlib.util
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from distlab._process_tree import kill_tree
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SCRIPT = BENCHMARKS / "bench_01.py"
@@ -23,11 +23,7 @@ def run_script(args: list[str], timeout: float, script: Path = SCRIPT) -> str:
     try:
         output, _ = proc.communicate(timeout=timeout)
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        kill_tree(proc)
     assert proc.returncode == 0, output
     return output
 

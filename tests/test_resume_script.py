@@ -19,6 +19,7 @@ import torch.nn as nn
 
 import distlab
 from _processes import kill_processes_in
+from distlab._process_tree import kill_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "lessons" / "scripts" / "03_train_resume.py"
@@ -148,11 +149,7 @@ def run_in_a_shell(command: str, cwd: Path, timeout: float) -> str:
 def kill_everything_in(folder: Path, proc: subprocess.Popen) -> None:
     """SIGKILL the shell's process group, then every process still running in `folder`: torchrun starts each rank in
     a session of its own, and a rank stuck connecting to a peer can outlive a killed (or failed) torchrun."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
+    kill_tree(proc)
     kill_processes_in(folder)
 
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 
+from ._process_tree import kill_tree
 from .errors import LaunchError
 
 
@@ -90,7 +89,7 @@ def _run(command: list[str], script: str, timeout: float, env: dict | None, thre
     except subprocess.TimeoutExpired:
         raise TorchrunFailed(f"torchrun {script}: deadline of {timeout:g} s passed; every rank was killed", None)
     finally:
-        _kill_group(proc)  # ranks that outlived the agent, if any
+        kill_tree(proc, grace_s=3)  # SIGTERM: the agent stops its ranks; then whatever outlived it (its ranks too)
         reader.join(5)
     output = TorchrunOutput("".join(lines))
     if returncode != 0:
@@ -121,18 +120,6 @@ def _pump(stream, lines: list[str]) -> None:
         lines.append(line)
         sys.stdout.write(line)
         sys.stdout.flush()
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 3
-        while proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
 
 
 def torchrun_cell_magic(line: str, cell: str) -> None:

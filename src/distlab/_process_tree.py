@@ -1,0 +1,51 @@
+"""A child process and everything it started, ended together: the one way distlab, the grader, the benchmarks and the
+tests stop a command that ran past its deadline (or finished, leaving something behind).
+
+    proc = subprocess.Popen(command, start_new_session=True)   # its own process group
+    ...
+    kill_tree(proc, grace_s=3)    # SIGTERM, up to 3 s to exit, then SIGKILL: the group and every descendant
+
+A process group is not enough: torchrun's agent starts each rank in a session of its own (so that it can signal it
+alone), so `os.killpg` of the agent's group leaves the ranks running once the agent is SIGKILLed. The descendants are
+therefore listed (psutil, by parent links) before anything is killed, and each is killed by pid as well; one that has
+already been reparented (its parent died earlier) is not found that way: callers that start such programs in a
+folder of their own can also kill what still runs there (tests/_processes.py).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import psutil
+
+
+def kill_tree(proc: subprocess.Popen, grace_s: float = 0.0) -> None:
+    """End `proc` (started with `start_new_session=True`), its process group and every descendant; reap `proc`.
+
+    grace_s > 0: SIGTERM first, and SIGKILL whatever is still alive `grace_s` seconds later."""
+    try:
+        descendants = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        descendants = []
+    if grace_s > 0 and proc.poll() is None:
+        _signal_all(proc, descendants, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+    _signal_all(proc, descendants, signal.SIGKILL)
+    proc.wait()
+    psutil.wait_procs(descendants, timeout=5)
+
+
+def _signal_all(proc: subprocess.Popen, descendants: list, signum: int) -> None:
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for child in descendants:
+        try:
+            child.send_signal(signum)
+        except psutil.Error:
+            pass
