@@ -4,7 +4,6 @@ what they return is checked by autograde/checks/02_sharding.py, in the grader. T
 the models, the batches and the one-process reference training (the same code as the notebook's "optimizer-harness"
 cell)."""
 import numbers
-import time
 
 import torch
 import torch.nn as nn
@@ -210,16 +209,6 @@ def held_by(optimizers, params):
     return held
 
 
-def settled_live(mem, seconds=0.2):
-    """mem.live once the collectives' buffers are gone: gloo's worker thread drops them a moment after wait() returns,
-    so the least value seen over `seconds` (what is really kept never goes)."""
-    low, deadline = mem.live, time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        time.sleep(0.005)
-        low = min(low, mem.live)
-    return low
-
-
 def rank_zero2_held(kind, optimizer_name, kwargs, shares):
     """Zero2Optimizer trained one step on this rank's share (x, y) of each batch in `shares`. After each step(): the
     names of the model's parameters that still hold a .grad and the bytes under those, what every optimizer_cls
@@ -239,7 +228,7 @@ def rank_zero2_held(kind, optimizer_name, kwargs, shares):
             optimizer.step()
             renewed = {p.untyped_storage().data_ptr(): p.untyped_storage().nbytes() for p in params
                        if p.untyped_storage().data_ptr() not in storages}  # parameters given new storage: the model's
-            kept = settled_live(mem) - sum(renewed.values())
+            kept = mem.settled_live() - sum(renewed.values())
             with mem.paused():
                 grads = {name: p.grad.untyped_storage().nbytes() for name, p in zip(names, params)
                          if p.grad is not None}

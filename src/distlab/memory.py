@@ -25,7 +25,8 @@ counts at its new size (the first `track_memory` replaces `UntypedStorage.resize
 a wrapper that reports to the running trackers). It cannot see what C++ code allocates without an ATen operation
 (e.g. gloo's internal buffers) nor what a `DTensor` allocates inside its own dispatch, only the result. A
 collective's output tensor is freed when its last reference dies, and gloo's worker thread drops its own a moment
-after the collective returns: `live` can lag by that tensor for a few milliseconds. On CUDA,
+after the collective returns: `live` can lag by that tensor for a few milliseconds (`settled_live()` waits that out).
+On CUDA,
 `torch.cuda.max_memory_allocated()` gives the allocator's own peak.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import time
 import weakref
 
 import torch
@@ -118,6 +120,15 @@ class MemoryTracker:
     def reset_peak(self) -> None:
         """Start a new peak from what is alive now."""
         self.peak = self.live
+
+    def settled_live(self, seconds: float = 0.2) -> int:
+        """`live` once the collectives' buffers are gone: the least value seen over `seconds` (gloo's worker thread
+        drops a collective's buffer a moment after `wait()` returns; what is really kept never goes)."""
+        low, deadline = self.live, time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            time.sleep(0.005)
+            low = min(low, self.live)
+        return low
 
     @contextlib.contextmanager
     def paused(self):
