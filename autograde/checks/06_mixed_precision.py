@@ -4,9 +4,10 @@ solutions/06_mixed_precision/mixed_precision.ipynb, named by the cell's grade_id
 They run in the grader's process, never where the learner's code runs. Every input is generated here and every
 expected value computed here: the scaler's with `torch.amp.GradScaler("cpu")` driven through the same gradients, the
 buckets with a real `DistributedDataParallel` (its reducer's rebuilt buckets, read after a few iterations) and with
-DDP's own bucketing function. The inputs (gradients, overflow patterns, batches, caps, lists of sizes) are drawn
-from the grading run's secret seed (`generator(label)`). What the learner's code returns, through the procedures of
-06_mixed_precision_ranks.py, is only a claim, compared with those.
+DDP's own bucketing function, the FP8 scales with the rules of Transformer Engine's delayed scaling written out here
+(`reference_scale`). The inputs (gradients, overflow patterns, batches, caps, lists of sizes, amax histories) are
+drawn from the grading run's secret seed (`generator(label)`). What the learner's code returns, through the procedures
+of 06_mixed_precision_ranks.py or called directly, is only a claim, compared with those.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from autograde.checks._common import StudentError, assert_raises, assert_tensor, check, generator
+from autograde.checks._common import StudentError, assert_number, assert_raises, assert_tensor, check, generator
 
 TINY = dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64)  # the lesson's model
 
@@ -366,6 +367,227 @@ def scaler_trains_the_tiny_model(student):
         print(f"{where}: {steps} steps, {skipped} skipped on overflow, scale {show(kwargs['init_scale'])} -> "
               f"{show(float(want_scales[-1]))}, loss {want_losses[0][0]:.3f} -> {want_losses[0][-1]:.3f}: "
               "as GradScaler")
+
+
+# --- FP8 delayed scaling: the grader's own reference, from Transformer Engine's rules ------------------------------
+
+FP32_MAX = torch.finfo(torch.float32).max  # Transformer Engine's cap on a scale that is inf in fp32
+
+
+def reference_scale(history, fp8_max, margin=0, algo="max", previous_scale=1.0):
+    """Transformer Engine's _default_sf_compute on the amax of _default_get_amax (torch.max: a NaN wins), in Python
+    floats: (fp8_max / amax) / 2^margin; previous_scale with no usable amax; FP32_MAX above fp32's range."""
+    if not history:
+        return previous_scale
+    amax = history[-1] if algo == "most_recent" else (math.nan if any(map(math.isnan, history)) else max(history))
+    if not (amax > 0 and math.isfinite(amax)):
+        return previous_scale
+    scale = fp8_max / amax / 2**margin
+    return FP32_MAX if scale > FP32_MAX else scale
+
+
+def reference_scales(amaxes, fp8_max, history_len, margin=0, algo="max"):
+    """The scale of each step: from the amaxes of the history_len steps before it and the scale of the step before."""
+    scales, scale = [], 1.0
+    for step in range(len(amaxes)):
+        scale = reference_scale(amaxes[max(0, step - history_len):step], fp8_max, margin, algo, scale)
+        scales.append(scale)
+    return scales
+
+
+def uniform(draw, low, high):
+    return low + (high - low) * float(torch.rand(1, generator=draw))
+
+
+def integer(draw, low, high):
+    """An int in [low, high]."""
+    return int(torch.randint(low, high + 1, (1,), generator=draw))
+
+
+def fp8_max_of(draw):
+    """E4M3's 448, E5M2's 57344, or another maximum (0.1 to 10^6)."""
+    return [448.0, 57344.0, float(f"{10 ** uniform(draw, -1, 6):.6g}")][integer(draw, 0, 2)]
+
+
+def amaxes_of(draw, n, spikes=0.0):
+    """n amaxes of one tensor, 10^-8 to 10^3 (each sequence its own level), with a fraction `spikes` of them 2 to 100
+    times larger than the level, as after a loss spike."""
+    level = 10 ** uniform(draw, -6, 1)
+    values = []
+    for _ in range(n):
+        value = level * 10 ** uniform(draw, -1, 1)
+        values.append(value * 10 ** uniform(draw, 0.3, 2) if float(torch.rand(1, generator=draw)) < spikes else value)
+    return values
+
+
+def scale_call(history, fp8_max, margin, algo, previous_scale=None):
+    shown = f"delayed_scale({history}, {fp8_max!r}, margin={margin}, algo={algo!r}"
+    return shown + (f", previous_scale={previous_scale!r})" if previous_scale is not None else ")")
+
+
+def call_scale(student, history, fp8_max, margin, algo, previous_scale):
+    try:
+        return student.call("delayed_scale", history, fp8_max, margin=margin, algo=algo,
+                            previous_scale=previous_scale)
+    except StudentError:
+        print(f"{scale_call(history, fp8_max, margin, algo, previous_scale)} raised (its traceback below)")
+        raise
+
+
+def compare_scales(student, amaxes, fp8_max, history_len, margin, algo, where):
+    """delayed_scales(...) against reference_scales, the first differing step explained."""
+    call = (f"delayed_scales({amaxes if len(amaxes) <= 24 else f'<{len(amaxes)} amaxes>'}, {fp8_max!r}, "
+            f"history_len={history_len}, margin={margin}, algo={algo!r})")
+    try:
+        got = student.call("delayed_scales", amaxes, fp8_max, history_len, margin=margin, algo=algo)
+    except StudentError:
+        print(f"{where}: {call} raised (its traceback below)")
+        raise
+    want = reference_scales(amaxes, fp8_max, history_len, margin, algo)
+    assert isinstance(got, list) and len(got) == len(want), (
+        f"{where}: {call} returned {got!r}; expected a list of {len(want)} scales")
+    for step, (a, b) in enumerate(zip(got, want)):
+        history = amaxes[max(0, step - history_len):step]
+        kept = reference_scale(history, fp8_max, margin, algo, None) is None  # no usable amax in this history
+        why = (" (an empty history: 1.0)" if not step else
+               f" (the history before it, {history}, has no usable amax: the scale of the step before)" if kept else
+               f" (the history before it: {history})")
+        assert_number(a, b, where=f"{where}: {call}, step {step}{why}")
+    return want
+
+
+@check
+def delayed_scale_formula(student):
+    """delayed_scale is (fp8_max / amax) / 2^margin, amax the largest or the most recent; at most fp32's largest."""
+    draw = generator("06 fp8 formula")
+    cases = [([2.0, 8.0, 4.0], 448.0, 0, "max"), ([2.0, 8.0, 4.0], 448.0, 0, "most_recent"),
+             ([2.0, 8.0, 4.0], 448.0, 3, "max"), ([0.1, 1e-3], 57344.0, 1, "most_recent"), ([3.0], 1.0, 0, "max")]
+    for _ in range(40):
+        cases.append((amaxes_of(draw, integer(draw, 1, 12), spikes=0.3), fp8_max_of(draw), integer(draw, 0, 4),
+                      ["max", "most_recent"][integer(draw, 0, 1)]))
+    for case in cases:
+        history, fp8_max, margin, algo = case
+        previous = float(f"{10 ** uniform(draw, -2, 4):.4g}")
+        got = call_scale(student, history, fp8_max, margin, algo, previous)
+        amax = max(history) if algo == "max" else history[-1]
+        assert_number(got, reference_scale(history, fp8_max, margin, algo, previous),
+                      where=f"{scale_call(history, fp8_max, margin, algo, previous)} (amax {amax!r}, "
+                            f"{'the largest' if algo == 'max' else 'the most recent'})")
+        assert type(got) is float, f"{scale_call(history, fp8_max, margin, algo)}: {got!r} is not a Python float"
+    tiny = 0
+    for _ in range(8):  # scales above fp32's largest number (inf in fp32): that number
+        history = [10 ** uniform(draw, -44, -39) for _ in range(integer(draw, 1, 4))]
+        fp8_max, margin, algo = [448.0, 57344.0][integer(draw, 0, 1)], integer(draw, 0, 4), ["max", "most_recent"][
+            integer(draw, 0, 1)]
+        if integer(draw, 0, 1) and algo == "max":
+            history.append(history[0] * 1e-3)  # a tinier one beside it: "max" takes the larger
+        got = call_scale(student, history, fp8_max, margin, algo, 2.0)
+        assert got == FP32_MAX, (f"{scale_call(history, fp8_max, margin, algo, 2.0)}: {got!r}; the scale is above "
+                                 f"the largest fp32 number, so expected that number, {FP32_MAX!r}")
+        tiny += 1
+    print(f"{len(cases)} histories (both algorithms, margins 0 to 4, fp8_max 448, 57344 and others) and {tiny} "
+          "tiny amaxes: the formula, and fp32's largest number where the scale would be inf in fp32")
+
+
+@check
+def delayed_scale_keeps_previous_scale(student):
+    """With no amax to go by (empty history, amax 0, inf or NaN), the scale stays previous_scale, step after step."""
+    draw = generator("06 fp8 previous")
+    nan, inf = math.nan, math.inf
+    cases = [([], "max"), ([], "most_recent"), ([0.0], "max"), ([0.0, 0.0], "max"), ([2.0, inf], "max"),
+             ([inf, 2.0], "max"), ([nan, 2.0], "max"), ([2.0, nan], "max"), ([1.0, nan, 3.0], "max"),
+             ([1.0, 0.0], "most_recent"), ([nan, 1.0, inf], "most_recent"), ([3.0, nan], "most_recent")]
+    for _ in range(16):  # a 0, inf or NaN planted at a random place of a "max" history, or at the end
+        history, algo = amaxes_of(draw, integer(draw, 1, 8)), ["max", "most_recent"][integer(draw, 0, 1)]
+        where = len(history) - 1 if algo == "most_recent" else integer(draw, 0, len(history) - 1)
+        history[where] = [0.0, inf, nan][integer(draw, 0, 2)] if algo == "most_recent" else [inf, nan][
+            integer(draw, 0, 1)]
+        if algo == "max" and integer(draw, 0, 2) == 0:
+            history = [0.0] * len(history)
+        cases.append((history, algo))
+    for history, algo in cases:
+        previous = float(f"{10 ** uniform(draw, -3, 6):.5g}")
+        got = call_scale(student, history, 448.0, 0, algo, previous)
+        assert got == previous, (f"{scale_call(history, 448.0, 0, algo, previous)}: {got!r}; amax is "
+                                 f"{reference_amax(history, algo)}, so the scale stays previous_scale, {previous!r}")
+    for history in ([nan, 2.0], [2.0, 4.0, nan, 1.0]):  # "most_recent" looks at the last amax only
+        got = call_scale(student, history, 448.0, 0, "most_recent", 5.0)
+        assert_number(got, 448.0 / history[-1], where=f"{scale_call(history, 448.0, 0, 'most_recent', 5.0)} "
+                                                       "(the most recent amax is finite)")
+    compare_scales(student, [4.0, 0.0, nan, 8.0, 2.0], 448.0, 1, 0, "most_recent", "an amax of 0, then a NaN")
+    compare_scales(student, [4.0, nan, 8.0, 2.0, 2.0], 448.0, 2, 0, "max", "a NaN in the history for 2 steps")
+    sequences = 2
+    for _ in range(8):  # the scale of the step before carries over the steps with no usable amax
+        amaxes = amaxes_of(draw, integer(draw, 8, 24))
+        for step in {3, *(integer(draw, 1, len(amaxes) - 1) for _ in range(3))}:
+            amaxes[step] = [0.0, inf, nan][integer(draw, 0, 2)]
+        compare_scales(student, amaxes, fp8_max_of(draw), integer(draw, 1, 4), 0,
+                       ["max", "most_recent"][integer(draw, 0, 1)], "a tensor with steps of amax 0, inf or NaN")
+        sequences += 1
+    print(f"{len(cases) + 2} histories (empty; amax 0, inf, NaN anywhere in a 'max' history) and {sequences} "
+          "sequences with such steps: previous_scale kept, carried from step to step")
+
+
+def reference_amax(history, algo):
+    if not history:
+        return "missing (an empty history)"
+    amax = history[-1] if algo == "most_recent" else (math.nan if any(map(math.isnan, history)) else max(history))
+    return f"{amax!r}" + (" (a NaN in the history makes the largest NaN, as torch.max)" if algo == "max" and
+                          math.isnan(amax) else "")
+
+
+@check
+def delayed_scales_step_by_step(student):
+    """delayed_scales: step t's scale from the amaxes of the history_len steps before t (not t's own), step 0 at 1.0."""
+    draw = generator("06 fp8 steps")
+    compare_scales(student, [2.0, 4.0, 1.0, 1.0, 1.0], 448.0, 2, 0, "max", "the statement's example")
+    spike = [1.0] * 16 + [8.0] + [1.0] * 4
+    for history_len, margin, algo in [(16, 0, "max"), (3, 0, "max"), (16, 0, "most_recent"), (16, 3, "max")]:
+        compare_scales(student, spike, 448.0, history_len, margin, algo, "the lesson's spike (8x at step 16)")
+    compare_scales(student, [], 448.0, 4, 0, "max", "no steps")
+    count = 0
+    for _ in range(30):
+        n = integer(draw, 1, 40)
+        amaxes = amaxes_of(draw, n, spikes=0.15)
+        compare_scales(student, amaxes, fp8_max_of(draw), integer(draw, 1, n + 3), integer(draw, 0, 4),
+                       ["max", "most_recent"][integer(draw, 0, 1)], f"random sequence {count + 1}")
+        count += 1
+    print(f"the statement's example, the lesson's spike (4 recipes) and {count} random sequences with spikes "
+          "(history_len 1 to 43, margins 0 to 4): every step's scale")
+
+
+@check
+def delayed_scale_rejects_bad_input(student):
+    """delayed_scale(s) raise ValueError naming the argument: fp8_max, margin, algo, a negative amax, history_len."""
+    bad = [("delayed_scale", ([1.0], 0.0), {}, "fp8_max"), ("delayed_scale", ([1.0], -448.0), {}, "fp8_max"),
+           ("delayed_scale", ([1.0], math.inf), {}, "fp8_max"), ("delayed_scale", ([1.0], math.nan), {}, "fp8_max"),
+           ("delayed_scale", ([1.0], 448.0), dict(margin=-1), "margin"),
+           ("delayed_scale", ([1.0], 448.0), dict(margin=0.5), "margin"),
+           ("delayed_scale", ([1.0], 448.0), dict(margin=2.0), "margin"),
+           ("delayed_scale", ([1.0], 448.0), dict(algo="mean"), "algo"),
+           ("delayed_scale", ([1.0], 448.0), dict(algo="MAX"), "algo"),
+           ("delayed_scale", ([1.0], 448.0), dict(algo=None), "algo"),
+           ("delayed_scale", ([1.0, -2.0, 3.0], 448.0), {}, "amax_history"),
+           ("delayed_scale", ([-0.5], 448.0), dict(algo="most_recent"), "amax_history"),
+           ("delayed_scale", ([-1.0, 2.0], 448.0), dict(algo="most_recent"), "amax_history"),
+           ("delayed_scales", ([1.0, 2.0], 448.0, 0), {}, "history_len"),
+           ("delayed_scales", ([1.0, 2.0], 448.0, -3), {}, "history_len"),
+           ("delayed_scales", ([1.0, 2.0], 448.0, 1.5), {}, "history_len"),
+           ("delayed_scales", ([1.0, 2.0], 448.0, 2.0), {}, "history_len")]
+    for name, args, kwargs, argument in bad:
+        error = assert_raises(student, ValueError, name, *args, **kwargs)
+        shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+        assert argument in error.message, (f"{name}({shown}) raised ValueError({error.message!r}): the message must "
+                                           f"name the argument, {argument}")
+    for name, args, kwargs in [("delayed_scale", ([0.0], 1e-30), dict(margin=40)),
+                               ("delayed_scale", ([], 448.0), dict(algo="most_recent")),
+                               ("delayed_scales", ([1.0, 0.0], 57344.0, 1), {})]:
+        try:
+            student.call(name, *args, **kwargs)
+        except StudentError:
+            print(f"{name}{args} {kwargs} is valid, but raised (its traceback below)")
+            raise
+    print(f"{len(bad)} bad arguments raise ValueError naming the argument; 3 valid extremes do not")
 
 
 # --- the buckets: DDP's own, from its reducer and from its bucketing function ---------------------------------------
