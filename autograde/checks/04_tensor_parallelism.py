@@ -542,3 +542,123 @@ def llama_activation_memory_rejects_bad_input(student):
     for args, kwargs in bad:
         assert_raises(student, ValueError, "llama_activation_memory_per_layer", *args, **kwargs)
     print(f"{len(bad)} bad inputs rejected")
+
+
+# --- Part 6: ring attention's merge and the zig-zag layout (pure functions: called, nothing launched) ---------------
+
+MERGE_TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}  # rtol and atol: a few roundings of o, m, l in each
+MERGE_NAMES = ("o1", "m1", "l1", "o2", "m2", "l2")
+
+
+def attention_part(scores, v, keys):
+    """Softmax attention (float64) over the keys where `keys` is True, as (o, m, l): o normalised, m the row max of the
+    scores, l the row sum of exp(scores - m); a row with no key is (0, -inf, 0)."""
+    s = scores.masked_fill(~keys, -math.inf)
+    m = s.amax(-1)
+    p = torch.exp(s - torch.where(m == -math.inf, 0.0, m)[..., None])
+    l = p.sum(-1)
+    return p @ v / torch.where(l > 0, l, 1.0)[..., None], m, l
+
+
+def merge_case(label, lead, q, k, d, empty_rows=0.0):
+    """Scores [*lead, q, k] and values [*lead, k, d] (float64) and a random split of the k keys into two disjoint
+    parts, drawn from this grading run's seed. The second part's scores are shifted far from the first's (up to
+    +-40), so that a merge without the rescaling by exp(m_i - m) is far off; each key is masked out of its row with
+    probability 0.3 (a causal-like mask). With `empty_rows`, that fraction of rows loses every key of part 1, of
+    part 2, or of both."""
+    draw = generator(f"04 ring merge {label}")
+    scores = 3 * torch.randn(*lead, q, k, generator=draw, dtype=torch.float64)
+    v = torch.randn(*lead, k, d, generator=draw, dtype=torch.float64)
+    scores, v = scores.float().double(), v.float().double()  # float32 numbers: the float32 cases' m are exact
+    in_first = torch.rand(k, generator=draw) < 0.5
+    in_first[0], in_first[-1] = True, False  # both parts hold keys
+    scores[..., ~in_first] += round(80 * (float(torch.rand(1, generator=draw)) - 0.5))
+    keys = torch.rand(*lead, q, k, generator=draw) > 0.3
+    keys[..., 0], keys[..., -1] = True, True  # every row has a key in each part
+    if empty_rows:
+        kind = torch.randint(0, 3, (*lead, q), generator=draw)
+        hit = torch.rand(*lead, q, generator=draw) < empty_rows
+        keys &= ~(hit & (kind != 1))[..., None] | ~in_first  # kind 0 or 2: no key of part 1
+        keys &= ~(hit & (kind != 0))[..., None] | in_first  # kind 1 or 2: no key of part 2
+    return scores, v, keys, in_first
+
+
+def check_merge(student, cases):
+    """For each (label, lead, q, k, d, empty_rows, dtype): merge_partial_attention of the two parts (in `dtype`)
+    against attention over all the keys computed directly (float64, then cast), and its inputs left unchanged."""
+    for label, lead, q, k, d, empty_rows, dtype in cases:
+        scores, v, keys, in_first = merge_case(label, lead, q, k, d, empty_rows)
+        parts = [t.to(dtype) for t in (*attention_part(scores, v, keys & in_first),
+                                       *attention_part(scores, v, keys & ~in_first))]
+        shown = (f"merge_partial_attention of two parts of {k} keys ({dtype}, o of shape {tuple(parts[0].shape)}"
+                 f"{', rows with no key in a part or in either' if empty_rows else ''})")
+        with naming(shown):
+            got = student.call("merge_and_inputs", *parts)
+        result = got["result"]
+        assert got["tuple"] and len(result) == 3, f"{shown}: returned {type(result).__name__}, expected a tuple (o, m, l)"
+        for name, unchanged in zip(MERGE_NAMES, got["unchanged"]):
+            assert unchanged, f"{shown}: the input {name} changed (return new tensors; leave the inputs as they are)"
+        assert not any(got["aliases"]), f"{shown}: a returned tensor is one of the inputs (return new tensors)"
+        tolerance = MERGE_TOLERANCE[dtype]
+        for name, g, want in zip("oml", result, attention_part(scores, v, keys)):
+            if isinstance(g, torch.Tensor) and g.is_floating_point() and g.isnan().any():
+                rows = g.isnan().reshape(-1, *g.shape[len(lead) + 1:]).flatten(1).any(1).nonzero().flatten()[:5]
+                raise AssertionError(f"{shown}: NaN in {name} (rows {rows.tolist()} of the flattened [..., q]; a row "
+                                     f"with no key in a part, or in both, must not give NaN)")
+            assert_tensor(g, want.to(dtype), rtol=tolerance, atol=tolerance,
+                          where=f"{shown}: {name} (rtol = atol = {tolerance:g})")
+
+
+@check
+def merge_partial_attention_matches_full(student):
+    """merge_partial_attention equals softmax attention over the union of the two key sets (o, m and l, float32 and
+    float64, parts at very different scales); its inputs stay unchanged."""
+    cases = [("a", (), 7, 10, 3, 0.0, torch.float64), ("b", (2, 3), 16, 24, 8, 0.0, torch.float64),
+             ("c", (4,), 32, 64, 16, 0.0, torch.float32), ("d", (2, 2), 9, 5, 2, 0.0, torch.float32)]
+    check_merge(student, cases)
+    print(f"{len(cases)} merges (float64 within 1e-12, float32 within 1e-5) equal attention over all the keys")
+
+
+@check
+def merge_partial_attention_empty_parts(student):
+    """Rows with no key in one part take the other part's result; rows with no key at all come back as (0, -inf, 0);
+    no NaN anywhere."""
+    cases = [("e", (3,), 24, 12, 4, 0.5, torch.float64), ("f", (2, 2), 16, 8, 3, 0.6, torch.float32),
+             ("g", (), 12, 6, 2, 1.0, torch.float64)]
+    check_merge(student, cases)
+    print(f"{len(cases)} merges with rows empty in a part or in both: no NaN, attention over the keys there are")
+
+
+@check
+def zigzag_blocks_balance(student):
+    """zigzag_blocks(N) gives rank r the chunks [r, 2N-1-r]: every chunk once, 2N+1 causal chunk pairs per rank."""
+    sizes = sorted({1, 2, 3, 4, 8, 16, int(torch.randint(5, 64, (1,), generator=generator("04 zigzag")))})
+    for n in sizes:
+        got = student.call("zigzag_blocks", n)
+        want = [[r, 2 * n - 1 - r] for r in range(n)]
+        assert got == want and type(got) is list and all(type(b) is list for b in got) and all(
+            type(c) is int for b in got for c in b), f"zigzag_blocks({n}) returned {got!r}, expected {want!r}"
+    print(f"N in {sizes}: rank r holds [r, 2N-1-r], so every rank computes 2N+1 causal chunk pairs")
+
+
+@check
+def ring_attention_rejects_bad_input(student):
+    """merge_partial_attention raises ValueError naming the argument whose shape does not fit o1's; zigzag_blocks
+    raises ValueError naming world_size for anything but a positive int."""
+    o, row = torch.zeros(2, 5, 3), torch.zeros(2, 5)
+    bad = [(3, torch.zeros(2, 5, 4)), (3, torch.zeros(2, 4, 3)), (1, torch.zeros(2, 4)), (2, torch.zeros(5)),
+           (4, torch.zeros(2, 5, 1)), (5, torch.zeros(1, 5)), (0, torch.zeros(3))]
+    for index, tensor in bad:
+        args = [o, row, row, o, row, row]
+        args[index] = tensor
+        if index == 0:  # o1 of one dimension: then o2 and the rows do not fit either; o1 is the one to name
+            args = [tensor, torch.zeros(()), torch.zeros(()), tensor, torch.zeros(()), torch.zeros(())]
+        name = MERGE_NAMES[index]
+        error = assert_raises(student, ValueError, "merge_partial_attention", *args)
+        assert name in error.message, (f"merge_partial_attention with {name} of shape {tuple(tensor.shape)}: the "
+                                       f"message {error.message!r} must name {name}")
+    for world_size in [0, -3, 2.0, True, "4", None]:
+        error = assert_raises(student, ValueError, "zigzag_blocks", world_size)
+        assert "world_size" in error.message, (f"zigzag_blocks({world_size!r}): the message {error.message!r} must "
+                                               f"name world_size")
+    print(f"{len(bad)} bad shapes and 6 bad world sizes raise ValueError, each naming its argument")

@@ -187,3 +187,18 @@ def rank_vocab_ce_loss(target, shard):
 
 RANK_PROCEDURES = {"rank_f": rank_f, "rank_g": rank_g, "rank_linear": rank_linear, "rank_rejects": rank_rejects,
                    "rank_mlp": rank_mlp, "rank_vocab_ce": rank_vocab_ce}
+
+
+def merge_and_inputs(*parts):
+    """merge_partial_attention(*parts), called in one process (not launched), and what the grader needs to see that
+    it left its inputs alone: its result as plain tensors, whether each input still equals a copy taken before the
+    call, and whether a returned tensor is one of the inputs (the same object)."""
+    before = [p.clone() for p in parts]
+    result = merge_partial_attention(*parts)  # noqa: F821
+    unchanged = [torch.equal(p, b) if isinstance(p, torch.Tensor) and p.shape == b.shape else False
+                 for p, b in zip(parts, before)]
+    returned = list(result) if isinstance(result, (tuple, list)) else [result]
+    aliases = [any(r is p for p in parts) for r in returned]
+    plain = [rank_detached(r) if isinstance(r, torch.Tensor) else r for r in returned]
+    return {"result": plain if isinstance(result, (tuple, list)) else result, "tuple": isinstance(result, tuple),
+            "unchanged": unchanged, "aliases": aliases}
