@@ -595,7 +595,8 @@ def check_merge(student, cases):
         with naming(shown):
             got = student.call("merge_and_inputs", *parts)
         result = got["result"]
-        assert got["tuple"] and len(result) == 3, f"{shown}: returned {type(result).__name__}, expected a tuple (o, m, l)"
+        assert got["tuple"] and len(result) == 3, (
+            f"{shown}: returned {type(result).__name__}, expected a tuple (o, m, l)")
         for name, unchanged in zip(MERGE_NAMES, got["unchanged"]):
             assert unchanged, f"{shown}: the input {name} changed (return new tensors; leave the inputs as they are)"
         assert not any(got["aliases"]), f"{shown}: a returned tensor is one of the inputs (return new tensors)"
@@ -654,9 +655,15 @@ def ring_attention_rejects_bad_input(student):
         if index == 0:  # o1 of one dimension: then o2 and the rows do not fit either; o1 is the one to name
             args = [tensor, torch.zeros(()), torch.zeros(()), tensor, torch.zeros(()), torch.zeros(())]
         name = MERGE_NAMES[index]
-        error = assert_raises(student, ValueError, "merge_partial_attention", *args)
-        assert name in error.message, (f"merge_partial_attention with {name} of shape {tuple(tensor.shape)}: the "
-                                       f"message {error.message!r} must name {name}")
+        shown = f"merge_partial_attention with {name} of shape {tuple(tensor.shape)} (o1: {tuple(args[0].shape)})"
+        try:
+            student.call("merge_partial_attention", *args)
+        except StudentError as error:
+            assert "ValueError" in error.type_names, (
+                f"{shown} raised {error.type_names[0]}: {error.message}; expected ValueError")
+            assert name in error.message, f"{shown}: the message {error.message!r} must name {name}"
+        else:
+            raise AssertionError(f"{shown} returned; expected it to raise ValueError")
     for world_size in [0, -3, 2.0, True, "4", None]:
         error = assert_raises(student, ValueError, "zigzag_blocks", world_size)
         assert "world_size" in error.message, (f"zigzag_blocks({world_size!r}): the message {error.message!r} must "
