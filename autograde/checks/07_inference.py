@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from autograde.checks._common import StudentError, check
+from autograde.checks._common import StudentError, check, generator
 from distlab.models import ModelConfig, TinyTransformer, random_batch
 
 RANKS_IMPORT_DYNAMO = False  # no rank builds an optimizer or counts: the sandbox starts 0.6 s sooner (_common.py)
@@ -513,3 +513,103 @@ def best_config_keeps_first_token_promise(student):
                    dict(ttft_slo_ms=100, prompt_len=0), dict(ttft_slo_ms=-1, prompt_len=8192)]:
         assert_value_error(student, "best_config", *good, **kwargs)
     print("rejects a first-token promise without a prompt length, and the other way round, and non-positive ones")
+
+
+# --- Part 6: the dispatch plan of expert parallelism --------------------------------------------------------------
+
+def reference_plan(logits, k, capacity, experts_per_rank):
+    """For each token, its k choices (largest logit first, ties to the lower expert) as [rank, expert, slot] or None:
+    slots given out to every token's first choice in token order, then every second choice, ... (GShard's order),
+    at most `capacity` per expert."""
+    n_experts = len(logits[0])
+    choices = [sorted(range(n_experts), key=lambda e: (-row[e], e))[:k] for row in logits]
+    filled, plan = [0] * n_experts, [[None] * k for _ in logits]
+    for j in range(k):
+        for token, chosen in enumerate(choices):
+            if filled[chosen[j]] < capacity:
+                plan[token][j] = [chosen[j] // experts_per_rank, chosen[j], filled[chosen[j]]]
+                filled[chosen[j]] += 1
+    return plan
+
+
+def plan_case(draw, ties):
+    """(logits, k, capacity, experts_per_rank): up to 64 tokens, up to 32 experts; with `ties`, small integer logits
+    (many equal ones); capacities from 0 to more than the tokens."""
+    tokens = int(torch.randint(1, 65, (1,), generator=draw))
+    per = [1, 2, 4][int(torch.randint(0, 3, (1,), generator=draw))]
+    n_experts = per * int(torch.randint(1, 9, (1,), generator=draw))
+    k = int(torch.randint(1, min(4, n_experts) + 1, (1,), generator=draw))
+    if ties:
+        logits = torch.randint(-2, 3, (tokens, n_experts), generator=draw).float()
+    else:
+        logits = torch.randn(tokens, n_experts, generator=draw)
+    mean = k * tokens / n_experts
+    capacity = int(torch.randint(0, max(2, math.ceil(2 * mean)) + 1, (1,), generator=draw))
+    return logits, k, capacity, per
+
+
+def compare_plan(student, logits, k, capacity, per, only_routes=False):
+    where = (f"dispatch_plan(<{logits.shape[0]} x {logits.shape[1]} logits>, k={k}, capacity={capacity}, "
+             f"experts_per_rank={per})")
+    got = call(student, "dispatch_plan", logits, k, capacity, per)
+    want = reference_plan(logits.tolist(), k, capacity, per)
+    assert isinstance(got, list) and len(got) == len(want), (
+        f"{where}: expected a list of {len(want)} tokens' choices, got {_short(got)[:200]}")
+    for token, (g, w) in enumerate(zip(got, want)):
+        assert isinstance(g, list) and len(g) == k, f"{where}, token {token}: expected {k} choices, got {g!r}"
+        for j, (a, b) in enumerate(zip(g, w)):
+            if only_routes:
+                a, b = (a if a is None else a[:2]), (b if b is None else b[:2])
+            assert a == b, (f"{where}, token {token} (logits {[round(x, 4) for x in logits[token].tolist()]}), "
+                            f"choice {j}: got {a!r}, expected {b!r}")
+
+
+@check
+def dispatch_plan_routes_top_k(student):
+    """dispatch_plan sends each token to its k largest logits (largest first, ties to the lower index) on the ranks
+    holding them, when every expert has room."""
+    draw = generator("dispatch_plan_routes_top_k")
+    for case in range(12):
+        logits, k, _, per = plan_case(draw, ties=case % 2 == 1)
+        compare_plan(student, logits, k, k * logits.shape[0], per, only_routes=True)  # room for every choice
+    print("12 plans with room for every choice (half with tied logits): the right experts in order, on their ranks")
+
+
+@check
+def dispatch_plan_capacity_and_drops(student):
+    """dispatch_plan gives out slots by priority (every first choice in token order, then every second choice), at
+    most capacity per expert, and drops (None) the choices that find their expert full."""
+    draw = generator("dispatch_plan_capacity_and_drops")
+    example = torch.tensor([[2.0, 1.0, 0.0, 0.5], [3.0, 0.0, 1.0, 1.0], [0.0, 2.0, 2.0, 1.0], [1.0, 0.0, 0.0, 4.0],
+                            [2.5, 0.0, 0.1, 0.2]])
+    compare_plan(student, example, 2, 2, 2)
+    compare_plan(student, example, 2, 0, 1)
+    for case in range(16):
+        compare_plan(student, *plan_case(draw, ties=case % 2 == 1))
+    print("the statement's example, capacity 0, and 16 drawn plans (half with ties): every slot and drop as expected")
+
+
+@check
+def dispatch_plan_rejects_bad_input(student):
+    """dispatch_plan raises ValueError for logits that are not 2-D, k outside 1..experts, a negative capacity, and
+    experts_per_rank that does not divide the number of experts."""
+    logits = torch.zeros(4, 6)
+    bad = [((torch.zeros(6), 1, 2, 2), "router_logits"), ((torch.zeros(2, 4, 6), 1, 2, 2), "router_logits"),
+           ((torch.tensor(1.0), 1, 1, 1), "router_logits"), ((logits, 0, 2, 2), "k"), ((logits, -1, 2, 2), "k"),
+           ((logits, 7, 2, 2), "k"), ((logits, 2, -1, 2), "capacity"), ((logits, 2, 2, 4), "experts_per_rank"),
+           ((logits, 2, 2, 0), "experts_per_rank"), ((logits, 2, 2, -2), "experts_per_rank")]
+    for args, name in bad:
+        where = shown("dispatch_plan", args)
+        try:
+            result = call(student, "dispatch_plan", *args)
+        except StudentError as error:
+            assert "ValueError" in error.type_names, (
+                f"{where} raised {error.type_names[0]}: {error.message}; expected ValueError")
+            assert name in error.message, f"{where}: the message {error.message!r} must name {name}"
+            continue
+        raise AssertionError(f"{where} returned {_short(result)[:200]}; expected it to raise ValueError")
+    # k = every expert and capacity 0 are allowed; whether the plan is right is dispatch_plan_capacity_and_drops's
+    got = call(student, "dispatch_plan", logits, 6, 0, 6)
+    assert isinstance(got, list) and len(got) == 4, (
+        f"dispatch_plan(<4 x 6 zeros>, k=6, capacity=0, experts_per_rank=6): expected 4 tokens' choices, got {got!r}")
+    print(f"{len(bad)} bad inputs rejected; k = the number of experts and capacity 0 accepted")
