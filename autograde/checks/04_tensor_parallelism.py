@@ -12,7 +12,8 @@ import math
 import torch
 import torch.nn.functional as F
 
-from autograde.checks._common import StudentError, assert_number, assert_raises, assert_tensor, check, generator
+from autograde.checks._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
+                                      generator)
 
 ranks = importlib.import_module("autograde.checks.04_tensor_parallelism_ranks")  # rank_linear_from, for references
 LAUNCH = {"timeout": 30, "collective_timeout": 10}
@@ -444,7 +445,7 @@ def table_2(s, b, h, a, t, sequence_parallel, recompute):
 def integers(label):
     """number(low, high): integers from low to high included, drawn from this grading run's secret seed and `label`."""
     draw = generator(label)
-    return lambda low, high: int(torch.randint(low, high + 1, (1,), generator=draw))
+    return lambda low, high: draw_int(draw, low, high)
 
 
 def drawn_model():

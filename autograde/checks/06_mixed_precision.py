@@ -17,7 +17,8 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from autograde.checks._common import StudentError, assert_number, assert_raises, assert_tensor, check, generator
+from autograde.checks._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
+                                      generator)
 
 TINY = dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64)  # the lesson's model
 
@@ -399,14 +400,9 @@ def uniform(draw, low, high):
     return low + (high - low) * float(torch.rand(1, generator=draw))
 
 
-def integer(draw, low, high):
-    """An int in [low, high]."""
-    return int(torch.randint(low, high + 1, (1,), generator=draw))
-
-
 def fp8_max_of(draw):
     """E4M3's 448, E5M2's 57344, or another maximum (0.1 to 10^6)."""
-    return [448.0, 57344.0, float(f"{10 ** uniform(draw, -1, 6):.6g}")][integer(draw, 0, 2)]
+    return [448.0, 57344.0, float(f"{10 ** uniform(draw, -1, 6):.6g}")][draw_int(draw, 0, 2)]
 
 
 def amaxes_of(draw, n, spikes=0.0):
@@ -463,8 +459,8 @@ def delayed_scale_formula(student):
     cases = [([2.0, 8.0, 4.0], 448.0, 0, "max"), ([2.0, 8.0, 4.0], 448.0, 0, "most_recent"),
              ([2.0, 8.0, 4.0], 448.0, 3, "max"), ([0.1, 1e-3], 57344.0, 1, "most_recent"), ([3.0], 1.0, 0, "max")]
     for _ in range(40):
-        cases.append((amaxes_of(draw, integer(draw, 1, 12), spikes=0.3), fp8_max_of(draw), integer(draw, 0, 4),
-                      ["max", "most_recent"][integer(draw, 0, 1)]))
+        cases.append((amaxes_of(draw, draw_int(draw, 1, 12), spikes=0.3), fp8_max_of(draw), draw_int(draw, 0, 4),
+                      ["max", "most_recent"][draw_int(draw, 0, 1)]))
     for case in cases:
         history, fp8_max, margin, algo = case
         previous = float(f"{10 ** uniform(draw, -2, 4):.4g}")
@@ -476,10 +472,10 @@ def delayed_scale_formula(student):
         assert type(got) is float, f"{scale_call(history, fp8_max, margin, algo)}: {got!r} is not a Python float"
     tiny = 0
     for _ in range(8):  # scales above fp32's largest number (inf in fp32): that number
-        history = [10 ** uniform(draw, -44, -39) for _ in range(integer(draw, 1, 4))]
-        fp8_max, margin, algo = [448.0, 57344.0][integer(draw, 0, 1)], integer(draw, 0, 4), ["max", "most_recent"][
-            integer(draw, 0, 1)]
-        if integer(draw, 0, 1) and algo == "max":
+        history = [10 ** uniform(draw, -44, -39) for _ in range(draw_int(draw, 1, 4))]
+        fp8_max, margin, algo = [448.0, 57344.0][draw_int(draw, 0, 1)], draw_int(draw, 0, 4), ["max", "most_recent"][
+            draw_int(draw, 0, 1)]
+        if draw_int(draw, 0, 1) and algo == "max":
             history.append(history[0] * 1e-3)  # a tinier one beside it: "max" takes the larger
         got = call_scale(student, history, fp8_max, margin, algo, 2.0)
         assert got == FP32_MAX, (f"{scale_call(history, fp8_max, margin, algo, 2.0)}: {got!r}; the scale is above "
@@ -498,11 +494,11 @@ def delayed_scale_keeps_previous_scale(student):
              ([inf, 2.0], "max"), ([nan, 2.0], "max"), ([2.0, nan], "max"), ([1.0, nan, 3.0], "max"),
              ([1.0, 0.0], "most_recent"), ([nan, 1.0, inf], "most_recent"), ([3.0, nan], "most_recent")]
     for _ in range(16):  # a 0, inf or NaN planted at a random place of a "max" history, or at the end
-        history, algo = amaxes_of(draw, integer(draw, 1, 8)), ["max", "most_recent"][integer(draw, 0, 1)]
-        where = len(history) - 1 if algo == "most_recent" else integer(draw, 0, len(history) - 1)
-        history[where] = [0.0, inf, nan][integer(draw, 0, 2)] if algo == "most_recent" else [inf, nan][
-            integer(draw, 0, 1)]
-        if algo == "max" and integer(draw, 0, 2) == 0:
+        history, algo = amaxes_of(draw, draw_int(draw, 1, 8)), ["max", "most_recent"][draw_int(draw, 0, 1)]
+        where = len(history) - 1 if algo == "most_recent" else draw_int(draw, 0, len(history) - 1)
+        history[where] = [0.0, inf, nan][draw_int(draw, 0, 2)] if algo == "most_recent" else [inf, nan][
+            draw_int(draw, 0, 1)]
+        if algo == "max" and draw_int(draw, 0, 2) == 0:
             history = [0.0] * len(history)
         cases.append((history, algo))
     for history, algo in cases:
@@ -518,11 +514,11 @@ def delayed_scale_keeps_previous_scale(student):
     compare_scales(student, [4.0, nan, 8.0, 2.0, 2.0], 448.0, 2, 0, "max", "a NaN in the history for 2 steps")
     sequences = 2
     for _ in range(8):  # the scale of the step before carries over the steps with no usable amax
-        amaxes = amaxes_of(draw, integer(draw, 8, 24))
-        for step in {3, *(integer(draw, 1, len(amaxes) - 1) for _ in range(3))}:
-            amaxes[step] = [0.0, inf, nan][integer(draw, 0, 2)]
-        compare_scales(student, amaxes, fp8_max_of(draw), integer(draw, 1, 4), 0,
-                       ["max", "most_recent"][integer(draw, 0, 1)], "a tensor with steps of amax 0, inf or NaN")
+        amaxes = amaxes_of(draw, draw_int(draw, 8, 24))
+        for step in {3, *(draw_int(draw, 1, len(amaxes) - 1) for _ in range(3))}:
+            amaxes[step] = [0.0, inf, nan][draw_int(draw, 0, 2)]
+        compare_scales(student, amaxes, fp8_max_of(draw), draw_int(draw, 1, 4), 0,
+                       ["max", "most_recent"][draw_int(draw, 0, 1)], "a tensor with steps of amax 0, inf or NaN")
         sequences += 1
     print(f"{len(cases) + 2} histories (empty; amax 0, inf, NaN anywhere in a 'max' history) and {sequences} "
           "sequences with such steps: previous_scale kept, carried from step to step")
@@ -547,10 +543,10 @@ def delayed_scales_step_by_step(student):
     compare_scales(student, [], 448.0, 4, 0, "max", "no steps")
     count = 0
     for _ in range(30):
-        n = integer(draw, 1, 40)
+        n = draw_int(draw, 1, 40)
         amaxes = amaxes_of(draw, n, spikes=0.15)
-        compare_scales(student, amaxes, fp8_max_of(draw), integer(draw, 1, n + 3), integer(draw, 0, 4),
-                       ["max", "most_recent"][integer(draw, 0, 1)], f"random sequence {count + 1}")
+        compare_scales(student, amaxes, fp8_max_of(draw), draw_int(draw, 1, n + 3), draw_int(draw, 0, 4),
+                       ["max", "most_recent"][draw_int(draw, 0, 1)], f"random sequence {count + 1}")
         count += 1
     print(f"the statement's example, the lesson's spike (4 recipes) and {count} random sequences with spikes "
           "(history_len 1 to 43, margins 0 to 4): every step's scale")

@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from autograde.checks._common import StudentError, check, generator
+from autograde.checks._common import StudentError, check, draw_int, generator
 from distlab.models import ModelConfig, TinyTransformer, random_batch
 
 RANKS_IMPORT_DYNAMO = False  # no rank builds an optimizer or counts: the sandbox starts 0.6 s sooner (_common.py)
@@ -535,16 +535,16 @@ def reference_plan(logits, k, capacity, experts_per_rank):
 def plan_case(draw, ties):
     """(logits, k, capacity, experts_per_rank): up to 64 tokens, up to 32 experts; with `ties`, small integer logits
     (many equal ones); capacities from 0 to more than the tokens."""
-    tokens = int(torch.randint(1, 65, (1,), generator=draw))
-    per = [1, 2, 4][int(torch.randint(0, 3, (1,), generator=draw))]
-    n_experts = per * int(torch.randint(1, 9, (1,), generator=draw))
-    k = int(torch.randint(1, min(4, n_experts) + 1, (1,), generator=draw))
+    tokens = draw_int(draw, 1, 64)
+    per = [1, 2, 4][draw_int(draw, 0, 2)]
+    n_experts = per * draw_int(draw, 1, 8)
+    k = draw_int(draw, 1, min(4, n_experts))
     if ties:
         logits = torch.randint(-2, 3, (tokens, n_experts), generator=draw).float()
     else:
         logits = torch.randn(tokens, n_experts, generator=draw)
     mean = k * tokens / n_experts
-    capacity = int(torch.randint(0, max(2, math.ceil(2 * mean)) + 1, (1,), generator=draw))
+    capacity = draw_int(draw, 0, max(2, math.ceil(2 * mean)))
     return logits, k, capacity, per
 
 

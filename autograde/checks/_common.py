@@ -26,6 +26,11 @@ def generator(label: str) -> torch.Generator:
     return torch.Generator().manual_seed(GRADING_SEED ^ zlib.crc32(label.encode()))
 
 
+def draw_int(draw: torch.Generator, low: int, high: int) -> int:
+    """An int from `low` to `high` included, drawn from `draw` (a `generator(label)`)."""
+    return int(torch.randint(low, high + 1, (1,), generator=draw))
+
+
 def spread_over_groups(groups, per_group):
     """Per-rank items in global rank order, from `groups` (lists of global ranks) and, for each group, one item per
     member (e.g. each member's share of its group's batches)."""
