@@ -23,9 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import psutil
-
-from distlab._process_tree import kill_tree
+from distlab._process_tree import kill_processes_in, kill_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "lessons" / "scripts"
@@ -76,15 +74,10 @@ def run_once(path: Path, nproc: int, folder: Path) -> tuple[int | None, str]:
 
 
 def kill_all_in(proc: subprocess.Popen, folder: Path) -> None:
-    """SIGKILL the agent, its session and its descendants (torchrun gives each rank a session of its own), and every
-    process still working in `folder` (a rank whose agent died first is no longer its descendant)."""
+    """The agent, its session and its descendants (torchrun gives each rank a session of its own), and every process
+    still working in `folder` (a rank whose agent died first is no longer its descendant)."""
     kill_tree(proc)
-    for p in psutil.process_iter():
-        try:
-            if Path(p.cwd()).is_relative_to(folder):
-                p.kill()
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            pass
+    kill_processes_in(folder)
 
 
 def aborted(code: int | None, output: str) -> bool:

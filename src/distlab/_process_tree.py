@@ -9,7 +9,7 @@ A process group is not enough: torchrun's agent starts each rank in a session of
 alone), so `os.killpg` of the agent's group leaves the ranks running once the agent is SIGKILLed. The descendants are
 therefore listed (psutil, by parent links) before anything is killed, and each is killed by pid as well; one that has
 already been reparented (its parent died earlier) is not found that way: callers that start such programs in a
-folder of their own can also kill what still runs there (tests/_processes.py).
+folder of their own also kill what still runs there (`kill_processes_in`).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import psutil
 
@@ -49,3 +50,21 @@ def _signal_all(proc: subprocess.Popen, descendants: list, signum: int) -> None:
             child.send_signal(signum)
         except psutil.Error:
             pass
+
+
+def kill_processes_in(folder: Path) -> None:
+    """SIGKILL every process whose working directory is `folder` or below it, until none is left (or fail)."""
+    folder = Path(folder)
+    for _ in range(50):
+        left = []
+        for p in psutil.process_iter():
+            try:
+                if p.pid != os.getpid() and Path(p.cwd()).is_relative_to(folder):
+                    p.kill()
+                    left.append(p)
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                pass
+        if not left:
+            return
+        psutil.wait_procs(left, timeout=1)
+    raise AssertionError(f"processes in {folder} survived SIGKILL")
