@@ -36,13 +36,30 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # autograde/ is a folder of the repository
 from autograde import notebooks  # noqa: E402
+from distlab._process_tree import kill_tree  # noqa: E402
 
 GRADE = REPO / "autograde" / "grade.py"
+STEP_TIMEOUT_S = 1800  # one command of the benchmark (each takes under a minute for 4 students)
 PLAIN_CONFIG = """c = get_config()
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.db_url = "sqlite:///" + {db!r}
 c.ExecutePreprocessor.timeout = 300
 """
+
+
+def run_with_deadline(runs: list[tuple[list[str], Path]], env=None) -> list[int]:
+    """Run each (command, log file) side by side, in the log's folder; their exit codes. Past STEP_TIMEOUT_S, or on
+    an error, every command and everything it started is killed."""
+    procs, deadline = [], time.monotonic() + STEP_TIMEOUT_S
+    try:
+        for command, log in runs:
+            with open(log, "a") as out:
+                procs.append(subprocess.Popen(command, cwd=log.parent, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                              start_new_session=True))
+        return [proc.wait(timeout=max(deadline - time.monotonic(), 0)) for proc in procs]
+    finally:
+        for proc in procs:
+            kill_tree(proc)
 
 
 def write_class(assignment: str, folder: Path, students: int, honest: bool) -> None:
@@ -58,11 +75,12 @@ def write_class(assignment: str, folder: Path, students: int, honest: bool) -> N
 def timed_grade(assignment: str, submissions: Path, out: Path, jobs: int) -> tuple[float, list[dict]]:
     """Wall seconds of grade.py over `submissions`, and its grades.csv rows (fails loudly if grading failed)."""
     started = time.monotonic()
-    result = subprocess.run([sys.executable, str(GRADE), assignment, str(submissions), "--out", str(out / "grades"),
-                             "--work", str(out / "work"), "--jobs", str(jobs)], capture_output=True, text=True)
+    (code,) = run_with_deadline([([sys.executable, str(GRADE), assignment, str(submissions), "--out",
+                                   str(out / "grades"), "--work", str(out / "work"), "--jobs", str(jobs)],
+                                  out / "grade.log")])
     seconds = time.monotonic() - started
-    if result.returncode != 0:
-        raise SystemExit(f"grade.py failed on {assignment}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    if code != 0:
+        raise SystemExit(f"grade.py failed on {assignment}:\n{(out / 'grade.log').read_text()[-3000:]}")
     with open(out / "grades" / "grades.csv") as f:
         return seconds, list(csv.DictReader(f))
 
@@ -84,11 +102,10 @@ def timed_plain(assignment: str, submissions: Path, out: Path, jobs: int) -> flo
     env = notebooks.nbgrader_env(out, base={**os.environ, "OMP_NUM_THREADS": "1"})
     nbgrader = [sys.executable, "-m", "nbgrader"]
 
-    def run_all(args):
-        procs = [subprocess.Popen([*nbgrader, *args], cwd=root, env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.STDOUT) for root in roots]
-        if any(proc.wait() != 0 for proc in procs):
-            raise SystemExit(f"plain nbgrader {args[0]} failed on {assignment} (run it in {roots[0]} to see why)")
+    def run_all(args):  # in every course folder at once
+        codes = run_with_deadline([([*nbgrader, *args], root / f"{args[0]}.log") for root in roots], env)
+        if any(codes):
+            raise SystemExit(f"plain nbgrader {args[0]} failed on {assignment}: see {roots[0]}/{args[0]}.log")
 
     started = time.monotonic()
     run_all(["generate_assignment", assignment, "--force"])
