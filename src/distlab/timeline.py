@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable
 import torch
 import torch.distributed as dist
 
+from .comm import global_rank
+
 __all__ = ["Timeline", "plot_timeline", "timeline_summary", "busy_seconds"]
 
 COLORS = {"F": "tab:blue", "B": "tab:green", "W": "tab:orange", "idle": "lightgrey"}  # what the lessons draw
@@ -48,7 +50,7 @@ class Timeline:
             self.offset, self.uncertainty = _offset_from_rank0(group, rounds, clock)
         origin = torch.tensor([clock()], dtype=torch.float64)  # rank 0's "now" is every rank's zero
         if dist.is_initialized() and dist.get_world_size(group) > 1:
-            dist.broadcast(origin, src=_global(group, 0), group=group)
+            dist.broadcast(origin, src=global_rank(group, 0), group=group)
         self.origin = origin.item()
 
     def now(self) -> float:
@@ -71,10 +73,6 @@ class Timeline:
             self.record(name, start, self.now(), **metadata)
 
 
-def _global(group, group_rank: int) -> int:
-    return group_rank if group is None else dist.get_global_rank(group, group_rank)
-
-
 def _offset_from_rank0(group, rounds: int, clock) -> tuple[float, float]:
     """Cristian's algorithm with every other rank in turn: (offset, half the shortest round trip) on this rank."""
     me, buffer = dist.get_rank(group), torch.zeros(1, dtype=torch.float64)
@@ -82,13 +80,13 @@ def _offset_from_rank0(group, rounds: int, clock) -> tuple[float, float]:
     for peer in range(1, dist.get_world_size(group)):
         for _ in range(rounds):
             if me == 0:  # rank 0 answers each question with its time
-                dist.recv(buffer, src=_global(group, peer), group=group)
+                dist.recv(buffer, src=global_rank(group, peer), group=group)
                 buffer[0] = clock()
-                dist.send(buffer, dst=_global(group, peer), group=group)
+                dist.send(buffer, dst=global_rank(group, peer), group=group)
             elif me == peer:
                 sent = clock()
-                dist.send(buffer, dst=_global(group, 0), group=group)
-                dist.recv(buffer, src=_global(group, 0), group=group)
+                dist.send(buffer, dst=global_rank(group, 0), group=group)
+                dist.recv(buffer, src=global_rank(group, 0), group=group)
                 received = clock()
                 if received - sent < best_round_trip:
                     best_round_trip = received - sent
