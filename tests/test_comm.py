@@ -17,6 +17,7 @@ import torch.distributed.distributed_c10d as c10d
 from torch.distributed import all_reduce, irecv, isend  # imported before any block: count_comm must still see them
 
 import distlab
+from distlab.comm import global_rank
 
 F32 = 4  # bytes per float32
 
@@ -105,6 +106,17 @@ def test_peers_in_a_subgroup_are_reported_as_global_ranks():
     for rank in (0, 1):
         assert results[rank]["peers_sent_to"] == {rank + 2: 2 * 3 * F32}
         assert results[rank + 2]["peers_received_from"] == {rank: 2 * 3 * F32}
+
+
+def _global_ranks_in_subgroups():
+    groups = [dist.new_group([0, 2]), dist.new_group([1, 3])]
+    group = groups[dist.get_rank() % 2]
+    return [global_rank(group, r) for r in range(2)], global_rank(None, 3), global_rank(dist.group.WORLD, 3)
+
+
+def test_global_rank_translates_a_group_rank_and_the_default_group_is_the_identity():
+    assert launch(_global_ranks_in_subgroups, 4) == [([0, 2], 3, 3), ([1, 3], 3, 3)] * 2
+    assert global_rank(None, 5) == 5  # no process group needed
 
 
 # --- collectives ----------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""distlab.watch_overlap on real DDP ranks (gloo): gradients and buckets timestamped in order, the averaged gradients
-unchanged by the hook, the summary's arithmetic, and the chart drawn.
+"""distlab.watch_overlap on real DDP ranks (gloo): gradients and buckets timestamped in order as spans of a Timeline,
+the averaged gradients unchanged by the hook, the summary's arithmetic, and the chart drawn.
 
     pytest -q tests/test_overlap.py
 """
@@ -55,6 +55,9 @@ def test_every_gradient_and_bucket_is_timestamped_and_the_gradients_are_ddps():
             assert bucket["start"] >= max(ready_at[n] for n in bucket["params"])  # handed over once all are ready
         first = min(last["buckets"], key=lambda b: b["index"])
         assert first["start"] < max(ready_at.values()), "bucket 0 starts before the backward pass ends"
+        assert {s["lane"] for s in last["spans"]} == {"gradients ready", "all-reduce", "marks"}  # one Timeline's
+        assert {s["rank"] for s in last["spans"]} == {rank} and last["buckets"] == sorted(  # spans, by lane
+            (s for s in last["spans"] if s["lane"] == "all-reduce"), key=lambda s: s["start"])
     on_one_clock = [{b["index"]: (events[-1]["t0"] + b["start"], events[-1]["t0"] + b["end"])
                      for b in events[-1]["buckets"]} for events, _ in watched]
     for index in on_one_clock[0]:  # an all-reduce ends on every rank only after every rank handed its bucket over
@@ -69,22 +72,26 @@ def test_summary_takes_the_union_of_the_all_reduces():
     assert summary == {"backward_end": 4.0, "comm_end": 6.0, "comm_busy": 4.0, "comm_hidden": 2.0, "exposed": 2.0}
 
 
+def _one_step(t0=None):
+    """A rank's events as `OverlapWatch.events()` returns them (spans only): gradient "a" ready at 1 ms, all-reduced
+    from 1 to 2 ms; a mark at 0.5 ms."""
+    spans = [{"name": "backward starts", "start": 0.0005, "end": 0.0005, "rank": 0, "lane": "marks"},
+             {"name": "gradients ready", "start": 0.001, "end": 0.001, "rank": 0, "lane": "gradients ready",
+              "param": "a"},
+             {"name": "all-reduce", "start": 0.001, "end": 0.002, "rank": 0, "lane": "all-reduce", "index": 0,
+              "label": "bucket 0", "nbytes": 4, "params": ["a"]}]
+    return {"spans": spans} if t0 is None else {"t0": t0, "spans": spans}
+
+
 def test_plot_draws_two_rows_per_rank():
-    events = {"ready": [("a", 0.001)], "marks": [("forward done", 0.0005)],
-              "buckets": [{"index": 0, "start": 0.001, "end": 0.002, "nbytes": 4, "params": ["a"]}]}
-    ax = distlab.plot_overlap([events, events])
-    rows = sorted(zip(ax.get_yticks(), (label.get_text() for label in ax.get_yticklabels())), reverse=True)
+    ax = distlab.plot_overlap([_one_step(), _one_step()])
+    rows = sorted(zip(ax.get_yticks(), (label.get_text() for label in ax.get_yticklabels())))  # inverted y axis
     assert [label for _, label in rows] == [  # from the top
         "rank 0 gradients ready", "rank 0 all-reduce", "rank 1 gradients ready", "rank 1 all-reduce"]
 
 
 def test_plot_puts_the_ranks_on_one_clock_and_names_the_marks_in_a_legend():
-    def events(t0):
-        return {"t0": t0, "ready": [("a", 0.001)], "marks": [("backward starts", 0.0005)],
-                "buckets": [{"index": 0, "start": 0.001, "end": 0.002, "nbytes": 4, "params": ["a"]}]}
-
-    ax = distlab.plot_overlap([events(10.0), events(10.003)])  # rank 1 started its step 3 ms later
-    bars = [bar.get_paths()[0].get_extents().x0 for bar in ax.collections]
-    assert [round(x, 6) for x in bars] == [1.0, 4.0]  # ms, on rank 0's clock
+    ax = distlab.plot_overlap([_one_step(10.0), _one_step(10.003)])  # rank 1 started its step 3 ms later
+    assert [round(bar.get_x(), 6) for bar in ax.patches] == [1.0, 4.0]  # ms, on rank 0's clock
     assert [text.get_text() for text in ax.get_legend().get_texts()] == ["backward starts"]  # once, not per rank
     assert not ax.texts  # no label drawn over the rows

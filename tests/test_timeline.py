@@ -88,3 +88,38 @@ def test_plot_draws_one_row_per_rank_and_lane():
     assert "3" in [t.get_text() for t in ax.texts]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["F", "all_reduce"]  # the known names first
     assert distlab.plot_timeline(flat, color=lambda s: "black").get_legend() is None
+
+
+def test_plot_orders_lanes_draws_instants_as_ticks_stacks_bars_in_turn_and_names_marks():
+    flat = [{"name": "all-reduce", "start": 1.0, "end": 3.0, "rank": 0, "lane": "comm"},
+            {"name": "all-reduce", "start": 2.0, "end": 4.0, "rank": 0, "lane": "comm"},  # in flight: track 1
+            {"name": "all-reduce", "start": 3.0, "end": 5.0, "rank": 0, "lane": "comm"},  # track 0 again: in turn
+            {"name": "ready", "start": 0.5, "end": 0.5, "rank": 0, "lane": "grads"}]
+    marks = [{"name": "backward", "start": 0.25, "end": 0.25, "rank": 0}]
+    ax = distlab.plot_timeline(flat, unit="", lanes=["grads", "comm"], stack=2, marks=marks, start_at_zero=False)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["rank 0 grads", "rank 0 comm"]  # not alphabetical
+    bars = [(bar.get_x(), round(bar.get_y(), 6), round(bar.get_height(), 6)) for bar in ax.patches]
+    assert bars == [(1.0, 0.6, 0.4), (2.0, 1.0, 0.4), (3.0, 0.6, 0.4)]  # row 1, two tracks of half its height
+    (ticks,) = ax.collections  # the instant: a tick at 0.5 across row 0
+    assert ticks.get_segments()[0].tolist() == [[0.5, -0.4], [0.5, 0.4]]
+    (line,) = ax.lines
+    assert list(line.get_xdata()) == [0.25, 0.25] and list(line.get_ydata()) == [-0.45, 1.45]  # both rows of rank 0
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["all-reduce", "ready", "backward"]
+    unstacked = distlab.plot_timeline(flat, unit="")
+    assert [t.get_text() for t in unstacked.get_yticklabels()] == ["rank 0 comm", "rank 0 grads"]
+    assert {round(bar.get_height(), 6) for bar in unstacked.patches} == {0.8}
+
+
+def test_an_unaligned_timeline_exchanges_nothing_and_counts_from_its_own_creation():
+    results = distlab.launch(_unaligned, 2, timeout=60)
+    for rank, (origin, offset, spans, calls) in enumerate(results):
+        assert offset == 0.0 and calls == {} and spans[0]["rank"] == rank
+        assert 0 <= spans[0]["start"] <= spans[0]["end"] < 1.0  # seconds since this rank's own creation
+
+
+def _unaligned():
+    with distlab.count_comm() as comm:
+        timeline = distlab.Timeline(align=False)
+        with timeline.span("work"):
+            pass
+    return timeline.origin, timeline.offset, timeline.spans, dict(comm.calls)

@@ -54,14 +54,14 @@ def _peers(variables: dict, op: str) -> dict:
     `reduce`, `gather` or `scatter` has a `src`/`dst` too, its root: it waits for the whole group all the same)."""
     import torch.distributed as dist
 
-    from .comm import POINT_TO_POINT  # here, as torch is: this module imports nothing heavy at its top
+    from .comm import POINT_TO_POINT, global_rank  # here, as torch is: this module imports nothing heavy at its top
     group = variables.get("group")
     for name in ("src", "dst") if op in POINT_TO_POINT else ():
         if name in variables or f"group_{name}" in variables:
             peer, group_peer = variables.get(name), variables.get(f"group_{name}")
             try:
                 if peer is None and group_peer is not None:
-                    peer = dist.get_global_rank(group, group_peer)
+                    peer = global_rank(group, group_peer)
             except Exception:
                 pass
             return {"peer": peer}

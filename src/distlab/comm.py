@@ -221,12 +221,18 @@ def _caller(frame) -> tuple:
     return name, outer, outer is not inner
 
 
+def global_rank(group, group_rank: int) -> int:
+    """The global rank of the rank `group_rank` of `group` (a process group; None: the default group, whose ranks are
+    the global ranks). Raises ValueError for a group torch.distributed does not know or a rank not in it."""
+    return group_rank if group is None else dist.get_global_rank(group, group_rank)
+
+
 def _global_rank(boxed_group, group_rank: int):
     """The global rank of `group_rank` in the operator's (boxed) process group; the group rank if torch.distributed
     does not know the group (one made in C++)."""
     try:
-        return dist.get_process_group_ranks(dist.ProcessGroup.unbox(boxed_group))[group_rank]
-    except (KeyError, IndexError, RuntimeError, TypeError):
+        return global_rank(dist.ProcessGroup.unbox(boxed_group), group_rank)
+    except (ValueError, RuntimeError, TypeError):
         return group_rank
 
 

@@ -21,16 +21,20 @@ time T, and the rank takes T minus the midpoint of its round trip, keeping the r
 error is at most half that round trip (`uncertainty`: about 0.1 ms between processes of one machine, a few ms when
 it is busy; the offset itself is then about 0). Two ranks' times agree within the sum of their two uncertainties
 (each is bounded against rank 0's, not against the other's). Creating a `Timeline` is a collective of the group:
-(world_size - 1) * `rounds` small exchanges with rank 0 and one broadcast, a few milliseconds.
+(world_size - 1) * `rounds` small exchanges with rank 0 and one broadcast, a few milliseconds; `align=False` skips
+them (ranks of one machine, which share `perf_counter`, then add `origin` to reach one time axis, exactly).
 """
 from __future__ import annotations
 
 import contextlib
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 import torch
 import torch.distributed as dist
+
+from .comm import global_rank
 
 __all__ = ["Timeline", "plot_timeline", "timeline_summary", "busy_seconds"]
 
@@ -38,17 +42,20 @@ COLORS = {"F": "tab:blue", "B": "tab:green", "W": "tab:orange", "idle": "lightgr
 
 
 class Timeline:
-    """This rank's spans on rank 0's clock. Call it on every rank of `group` at once (a collective)."""
+    """This rank's spans on rank 0's clock. Call it on every rank of `group` at once (a collective); with
+    `align=False`, on this rank's own `clock`, from its own creation (`origin`), exchanging nothing."""
 
-    def __init__(self, group=None, rounds: int = 8, clock: Callable[[], float] = time.perf_counter):
+    def __init__(self, group=None, rounds: int = 8, clock: Callable[[], float] = time.perf_counter,
+                 align: bool = True):
         self.clock, self.spans = clock, []
         self.offset, self.uncertainty = 0.0, 0.0  # seconds to add to `clock()` to read rank 0's clock; its error
         self.rank = dist.get_rank() if dist.is_initialized() else 0
-        if dist.is_initialized() and dist.get_world_size(group) > 1:
+        align = align and dist.is_initialized() and dist.get_world_size(group) > 1
+        if align:
             self.offset, self.uncertainty = _offset_from_rank0(group, rounds, clock)
         origin = torch.tensor([clock()], dtype=torch.float64)  # rank 0's "now" is every rank's zero
-        if dist.is_initialized() and dist.get_world_size(group) > 1:
-            dist.broadcast(origin, src=_global(group, 0), group=group)
+        if align:
+            dist.broadcast(origin, src=global_rank(group, 0), group=group)
         self.origin = origin.item()
 
     def now(self) -> float:
@@ -71,10 +78,6 @@ class Timeline:
             self.record(name, start, self.now(), **metadata)
 
 
-def _global(group, group_rank: int) -> int:
-    return group_rank if group is None else dist.get_global_rank(group, group_rank)
-
-
 def _offset_from_rank0(group, rounds: int, clock) -> tuple[float, float]:
     """Cristian's algorithm with every other rank in turn: (offset, half the shortest round trip) on this rank."""
     me, buffer = dist.get_rank(group), torch.zeros(1, dtype=torch.float64)
@@ -82,13 +85,13 @@ def _offset_from_rank0(group, rounds: int, clock) -> tuple[float, float]:
     for peer in range(1, dist.get_world_size(group)):
         for _ in range(rounds):
             if me == 0:  # rank 0 answers each question with its time
-                dist.recv(buffer, src=_global(group, peer), group=group)
+                dist.recv(buffer, src=global_rank(group, peer), group=group)
                 buffer[0] = clock()
-                dist.send(buffer, dst=_global(group, peer), group=group)
+                dist.send(buffer, dst=global_rank(group, peer), group=group)
             elif me == peer:
                 sent = clock()
-                dist.send(buffer, dst=_global(group, 0), group=group)
-                dist.recv(buffer, src=_global(group, 0), group=group)
+                dist.send(buffer, dst=global_rank(group, 0), group=group)
+                dist.recv(buffer, src=global_rank(group, 0), group=group)
                 received = clock()
                 if received - sent < best_round_trip:
                     best_round_trip = received - sent
@@ -129,13 +132,18 @@ def timeline_summary(spans, names: Iterable[str] | None = None) -> dict:
 
 def plot_timeline(spans, *, ax=None, color: Callable[[dict], str] | None = None,
                   label: Callable[[dict], str] | None = None, title: str | None = None, unit: str = "ms",
-                  row_name: str = "rank", start_at_zero: bool = True):
-    """A Gantt chart: one row per rank (per (rank, lane) when spans have a "lane"), one bar per span.
+                  row_name: str = "rank", start_at_zero: bool = True, lanes: Iterable[str] = (),
+                  stack: int = 1, marks: Iterable[dict] = ()):
+    """A Gantt chart: one row per rank (per (rank, lane) when spans have a "lane"), one bar per span; a span that
+    lasts no time (start == end: an instant, e.g. a gradient becoming ready) is a tick across its row.
 
     spans: per rank (what `launch` returns) or a flat list with "rank" keys. color(span) -> a matplotlib colour
     (default: by name, `COLORS`, with a legend); label(span) -> the text in its bar (default: its "microbatch"). unit:
     "ms", "s" or "" (times drawn as they are: a simulator's time units). row_name: "rank", or "stage" for a
-    simulation. Returns the matplotlib Axes.
+    simulation. lanes: the order of a rank's lanes, top down (the others follow, sorted). stack: the bars of a row,
+    by start, take this many tracks of its height in turn, so that bars in flight together (e.g. all-reduces) hide
+    one another less. marks: instants ({"name", "start", "rank"}) drawn as black lines across all of their rank's
+    rows, named in the legend. Returns the matplotlib Axes.
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
@@ -144,26 +152,60 @@ def plot_timeline(spans, *, ax=None, color: Callable[[dict], str] | None = None,
     every = [s for rank_spans in per_rank for s in rank_spans]
     scale = {"ms": 1e3, "s": 1.0, "": 1.0}[unit]
     zero = min((s["start"] for s in every), default=0.0) if start_at_zero else 0.0
-    rows = sorted({(s["rank"], s.get("lane", "")) for s in every})
+    order = list(lanes)
+    rows = sorted({(s["rank"], s.get("lane", "")) for s in every},
+                  key=lambda row: (row[0], order.index(row[1]) if row[1] in order else len(order), row[1]))
     if ax is None:
         ax = plt.subplots(figsize=(11, 0.45 * len(rows) + 1.2))[1]
     by_name = color is None
     color = color or (lambda s: COLORS.get(s["name"], "tab:purple"))
     label = label or (lambda s: str(s["microbatch"]) if "microbatch" in s else "")
+    tracks = _tracks(every, stack)
     for s in every:
         y = rows.index((s["rank"], s.get("lane", "")))
         left, width = (s["start"] - zero) * scale, (s["end"] - s["start"]) * scale
-        ax.barh(y, width, left=left, height=0.8, color=color(s), edgecolor="white", linewidth=0.5)
-        ax.text(left + width / 2, y, label(s), ha="center", va="center", fontsize=7, color="white", clip_on=True)
+        if width == 0:
+            ax.vlines(left, y - 0.4, y + 0.4, color=color(s), lw=1.5)
+            continue
+        height = 0.8 / stack
+        ax.barh(y - 0.4 + (tracks.get(id(s), 0) + 0.5) * height, width, left=left, height=height, color=color(s),
+                edgecolor="white", linewidth=0.5)
+        if label(s):
+            ax.text(left + width / 2, y, label(s), ha="center", va="center", fontsize=7, color="white", clip_on=True)
+    handles = _draw_marks(ax, marks, rows, zero, scale)
     ax.set_yticks(range(len(rows)), [f"{row_name} {r}" + (f" {lane}" if lane else "") for r, lane in rows])
     ax.invert_yaxis()
     ax.set_xlabel({"ms": "time (ms)", "s": "time (s)", "": "time"}[unit])
     ax.set_xlim(left=0)
     if by_name and every:  # a legend of the names drawn, beside the chart
-        order = list(COLORS)
-        names = sorted({s["name"] for s in every}, key=lambda n: (order.index(n) if n in order else len(order), n))
-        handles = [Patch(color=color({"name": name}), label=name) for name in names]
+        known = list(COLORS)
+        names = sorted({s["name"] for s in every}, key=lambda n: (known.index(n) if n in known else len(known), n))
+        handles = [Patch(color=color({"name": name}), label=name) for name in names] + handles
+    if handles:
         ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
     if title:
         ax.set_title(title)
     return ax
+
+
+def _tracks(spans: list[dict], stack: int) -> dict:
+    """{id(span): its track}: the bars of each row, by start, take `stack` tracks in turn (track 0 on top)."""
+    turns, tracks = Counter(), {}
+    for s in sorted((s for s in spans if s["end"] > s["start"]), key=lambda s: s["start"]):
+        row = (s["rank"], s.get("lane", ""))
+        tracks[id(s)], turns[row] = turns[row] % stack, turns[row] + 1
+    return tracks
+
+
+def _draw_marks(ax, marks: Iterable[dict], rows: list, zero: float, scale: float) -> list:
+    """Black lines across each mark's rank's rows, one line style per name; returns their legend handles."""
+    styles, handles = {}, []
+    for mark in marks:
+        ys = [y for y, (rank, _) in enumerate(rows) if rank == mark["rank"]]
+        if mark["name"] not in styles:
+            styles[mark["name"]] = ("--", ":", "-.")[len(styles) % 3]
+        line = ax.plot([(mark["start"] - zero) * scale] * 2, [min(ys, default=0) - 0.45, max(ys, default=0) + 0.45],
+                       color="k", ls=styles[mark["name"]], lw=0.9, label=mark["name"])[0]
+        if len(handles) < len(styles):
+            handles.append(line)
+    return handles
