@@ -4,13 +4,13 @@ in flight, measured side by side with what the lesson's cost model predicts.
     python benchmarks/bench_07.py            # the full run: width 256, 4 layers, 8 heads (2 KV heads), ~1 min
     python benchmarks/bench_07.py --quick    # smoke run, seconds: the lesson's tiny model, 2 ranks
 
-Contenders, all greedy decoding of the same prompts with a KV cache (fp32, gloo, one thread per rank), with the
-lesson's own code (lessons/07_inference.ipynb, taken from its code cells by name, so the benchmark measures what the
-lesson teaches):
-- `TP t`: `tp_generate` on t ranks (attention and the KV cache split by heads, 2 all-reduces per layer per token);
-  `TP 1` is one process, `TinyTransformer.generate(..., use_cache=True)`. Tokens/s = batch * (n_long - n_short) /
-  (time of n_long tokens - time of n_short tokens), so that building the model and the prefill cancel out; the
-  slowest rank's times (after a barrier), the best of 3 runs.
+Contenders, all greedy decoding of the same prompts with a KV cache (fp32, gloo, one thread per rank), with the code
+the lesson teaches (lessons/07_inference.ipynb, its functions taken from its code cells by name):
+- `TP t`: `distlab.models.tp_generate` on t ranks, each with the heads the lesson's `heads_of` gives it (attention
+  and the KV cache split by heads, every layer the `TensorParallelBlock` the lesson derives: 2 all-reduces per layer
+  per token); `TP 1` is one process, `TinyTransformer.generate(..., use_cache=True)`. Tokens/s = batch *
+  (n_long - n_short) / (time of n_long tokens - time of n_short tokens), so that building the model and the prefill
+  cancel out; the slowest rank's times (after a barrier), the best of 3 runs.
 - `PP p, m in flight`: `pp_generate` on p stages with m requests (one sequence each); tokens/s = m * n_new / the time
   from the first stage's start to the last stage's end (the lesson's timeline spans), the best of 3 runs.
 The cost model beside each (the lesson's section 6, on this machine): one process's measured time per step s1 is the
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import json
 import os
 import sys
@@ -36,11 +35,11 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 import distlab
-from distlab.models import KVCache, ModelConfig, TinyTransformer, random_batch
+from distlab.models import KVCache, ModelConfig, TinyTransformer, random_batch, tp_generate
 
 REPO = Path(__file__).resolve().parents[1]
 LESSON = REPO / "lessons" / "07_inference.ipynb"
-FROM_LESSON = ("heads_of", "tp_layer", "tp_layer_step", "tp_generate", "pp_generate", "stage_compute", "receive_token")
+FROM_LESSON = ("heads_of", "pp_generate", "stage_compute", "receive_token")
 FULL = {"config": dict(vocab_size=256, dim=256, n_layers=4, n_heads=8, n_kv_heads=2, max_seq_len=64), "batch": 4,
         "prompt": 8, "n_short": 4, "n_long": 20, "tp": (1, 2, 4), "pp": (2, 4), "in_flight": (1, 2, 4)}
 QUICK = {"config": dict(vocab_size=64, dim=32, n_layers=4, n_heads=4, n_kv_heads=2, max_seq_len=64), "batch": 2,
@@ -49,19 +48,9 @@ LAUNCH = dict(timeout=600, collective_timeout=120, backend="gloo")
 REPEATS = 3
 
 
-class _NotCounted:
-    """Stands for `distlab` in the lesson's code: its `count_comm()` counts nothing (counting every operation, as the
-    real one does to find the collectives, costs more time than a tiny model's decode step)."""
-    collective_calls = collective_bytes = {"all_reduce": 0}
-
-    @staticmethod
-    def count_comm():
-        return contextlib.nullcontext(_NotCounted)
-
-
 def load_lesson() -> dict:
-    """The lesson's decode functions (FROM_LESSON), exec'd from its code cells (without communication counting)."""
-    ns = {"__name__": "lesson_07", "torch": torch, "dist": dist, "F": F, "time": time, "distlab": _NotCounted,
+    """The lesson's functions named in FROM_LESSON, exec'd from its code cells."""
+    ns = {"__name__": "lesson_07", "torch": torch, "dist": dist, "F": F, "time": time, "distlab": distlab,
           "KVCache": KVCache, "TinyTransformer": TinyTransformer, "CONFIG": ModelConfig()}
     for cell in json.loads(LESSON.read_text())["cells"]:
         if cell["cell_type"] == "code":
@@ -86,13 +75,14 @@ def rank_tp(lesson: dict, setup: dict) -> dict:
     prompt, _ = random_batch(config, setup["batch"], setup["prompt"], seed=0)
     times = {}
     one_process = dist.get_world_size() == 1
+    query_head_ids, kv_head_ids = lesson["heads_of"](config, dist.get_world_size(), dist.get_rank())
     for n in (setup["n_short"], setup["n_long"]) * REPEATS:  # the best of REPEATS runs each (a run warms up first)
         dist.barrier()
         start = time.perf_counter()
         if one_process:  # the model's own decode, no collective at all
             tokens = TinyTransformer(config, seed=0).generate(prompt, n, use_cache=True)
         else:
-            tokens = lesson["tp_generate"](prompt, n, config)[0]
+            tokens = tp_generate(TinyTransformer(config, seed=0), query_head_ids, kv_head_ids, prompt, n)[0]
         times[n] = min(times.get(n, float("inf")), slowest(time.perf_counter() - start))
     activation = torch.zeros(setup["batch"], 1, config.dim)
     dist.barrier()
@@ -142,7 +132,7 @@ def main(argv=None) -> int:
     new_tokens = setup["n_long"] - setup["n_short"]
     step = {t: (r["times"][setup["n_long"]] - r["times"][setup["n_short"]]) / new_tokens for t, r in tp.items()}
     s1 = step[1]
-    print(f"decode, dim {config.dim}, {config.n_layers} layers, {config.n_heads} heads ({config.kv_heads} KV), batch "
+    print(f"decode, dim {config.dim}, {config.n_layers} layers, {config.n_heads} heads ({config.n_kv_heads} KV), batch "
           f"{setup['batch']}, fp32, gloo, {os.cpu_count()} cores; one process: {1e3 * s1:.2f} ms per step")
     print(f"{'contender':24} {'tokens/s':>10} {'measured vs 1 process':>22} {'cost model':>11}")
     for t, r in tp.items():

@@ -1,4 +1,5 @@
-"""distlab.models: the tiny decoder-only Transformer that lessons 4-7 use as their single-process reference.
+"""distlab.models: the tiny decoder-only Transformer that lessons 4-7 use as their single-process reference, and one
+rank's share of its layers under tensor parallelism, checked against it.
 
     pytest tests/test_models.py
 """
@@ -6,10 +7,12 @@ import math
 
 import pytest
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
 
 import distlab
-from distlab.models import KVCache, ModelConfig, TinyTransformer, random_batch
+from distlab.models import (KVCache, LayerKV, ModelConfig, TensorParallelBlock, TinyTransformer, random_batch,
+                            tp_generate)
 
 SMALL = ModelConfig(vocab_size=50, dim=16, n_layers=2, n_heads=4, max_seq_len=12)
 
@@ -109,9 +112,9 @@ def test_cached_logits_equal_the_whole_sequence_logits_position_by_position():
     cache = KVCache(config.n_layers)
     pieces = [model(tokens[:, :4], cache)] + [model(tokens[:, i:i + 1], cache) for i in range(4, 10)]  # prefill, decode
     torch.testing.assert_close(torch.cat(pieces, dim=1), model(tokens), rtol=1e-5, atol=1e-6)
-    kv_bytes = 2 * config.n_layers * 2 * 10 * config.kv_heads * config.head_dim * 4  # K and V, layers, batch, tokens
+    kv_bytes = 2 * config.n_layers * 2 * 10 * config.n_kv_heads * config.head_dim * 4  # K and V, layers, batch, tokens
     assert cache.length == 10 and cache.nbytes == kv_bytes
-    assert cache.layers[0].keys.shape == (2, 10, config.kv_heads * config.head_dim)
+    assert cache.layers[0].keys.shape == (2, 10, config.n_kv_heads * config.head_dim)
 
 
 def test_attention_core_with_more_keys_than_queries_is_the_last_rows():
@@ -141,6 +144,68 @@ def test_config_rejects_inconsistent_sizes(bad):
 def test_sequence_longer_than_max_seq_len_is_an_error():
     with pytest.raises(ValueError, match="max_seq_len"):
         TinyTransformer(SMALL)(torch.zeros(1, 13, dtype=torch.long))
+
+
+def test_n_kv_heads_is_always_the_count():
+    assert ModelConfig(n_heads=4).n_kv_heads == 4 and ModelConfig(n_heads=4, n_kv_heads=2).n_kv_heads == 2
+    assert ModelConfig(n_heads=4).kv_heads == 4  # the former name, still read by released exercise notebooks
+
+
+GQA = ModelConfig(vocab_size=48, dim=32, n_layers=2, n_heads=4, n_kv_heads=2, max_seq_len=24)
+# (query heads, KV heads) per rank: contiguous on 2 and on 4 ranks (KV heads replicated), and in any order
+SPLITS = {"2 ranks": [([0, 1], [0]), ([2, 3], [1])], "4 ranks": [([0], [0]), ([1], [0]), ([2], [1]), ([3], [1])],
+          "2 ranks, shuffled": [([3, 0], [1, 0]), ([2, 1], [0, 1])]}
+
+
+def _tensor_parallel_block_and_decode(split):
+    """On each rank: the first layer's output (a TensorParallelBlock, a fresh cache) and tp_generate's tokens and
+    cache bytes."""
+    query_head_ids, kv_head_ids = split[dist.get_rank()]
+    model = TinyTransformer(GQA, seed=3)
+    x = torch.randn(2, 5, GQA.dim, generator=torch.Generator().manual_seed(0))
+    layer = TensorParallelBlock(model.blocks[0], query_head_ids, kv_head_ids, dist.get_world_size(), dist.get_rank())
+    with torch.no_grad():
+        out = layer(x, LayerKV())
+    prompt, _ = random_batch(GQA, 2, 6, seed=1)
+    tokens, cache = tp_generate(model, query_head_ids, kv_head_ids, prompt, 8)
+    return out, tokens, cache.nbytes
+
+
+@pytest.mark.parametrize("name", SPLITS)
+def test_tensor_parallel_layers_and_decode_equal_one_process(name):
+    """Every rank's TensorParallelBlock gives the one-process block's output; tp_generate gives model.generate's
+    tokens, and each rank caches its own KV heads only (Megatron-LM §3; GQA past the KV heads: replicated)."""
+    split = SPLITS[name]
+    model = TinyTransformer(GQA, seed=3)
+    x = torch.randn(2, 5, GQA.dim, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        expected = model.blocks[0](x, LayerKV())
+    prompt, _ = random_batch(GQA, 2, 6, seed=1)
+    tokens = model.generate(prompt, 8)
+    results = distlab.launch(_tensor_parallel_block_and_decode, len(split), args=(split,), timeout=60,
+                             collective_timeout=20, backend="gloo")
+    for rank, (out, got_tokens, kv_bytes) in enumerate(results):
+        torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6, msg=f"{name}, rank {rank}")
+        assert torch.equal(got_tokens, tokens), f"{name}, rank {rank}"
+        kv_heads_here = len(split[rank][1])  # K and V, layers, batch, tokens fed (the last one never is), fp32
+        assert kv_bytes == 2 * GQA.n_layers * 2 * (6 + 8 - 1) * kv_heads_here * GQA.head_dim * 4, (name, rank)
+
+
+def test_one_rank_of_one_is_the_model_itself():
+    """Without a process group tp_generate is one rank holding every head: the model's own cached decode."""
+    model = TinyTransformer(GQA, seed=3)
+    prompt, _ = random_batch(GQA, 2, 6, seed=1)
+    tokens, cache = tp_generate(model, [0, 1, 2, 3], [0, 1], prompt, 8)
+    assert torch.equal(tokens, model.generate(prompt, 8, use_cache=True))
+    assert cache.nbytes == 2 * GQA.n_layers * 2 * (6 + 8 - 1) * GQA.n_kv_heads * GQA.head_dim * 4
+
+
+def test_a_tensor_parallel_block_needs_the_kv_heads_its_query_heads_read():
+    block = TinyTransformer(GQA).blocks[0]
+    with pytest.raises(ValueError, match=r"query heads \[1, 2\] read KV heads \[1\]"):
+        TensorParallelBlock(block, [1, 2], [0], tp=2, tp_rank=0)
+    with pytest.raises(ValueError, match="MLP block 2 of 2"):
+        TensorParallelBlock(block, [0, 1], [0], tp=2, tp_rank=2)
 
 
 def test_exported_from_distlab():

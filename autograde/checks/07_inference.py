@@ -245,9 +245,9 @@ def tp_decode_matches_single_process(student):
         prompt, _ = random_batch(config, batch, length, seed=prompt_seed)
         expected = TinyTransformer(config, seed).generate(prompt, n_new)  # one process, here in the grader
         results = student.launch("rank_tp_decode", world_size, args=(config_kwargs, seed, prompt, n_new), **LAUNCH)
-        where = f"{config.n_heads} query heads, {config.kv_heads} KV heads on {world_size} ranks"
+        where = f"{config.n_heads} query heads, {config.n_kv_heads} KV heads on {world_size} ranks"
         for rank, result in enumerate(results):
-            query, kv = reference_shard_heads(config.n_heads, config.kv_heads, world_size, rank)
+            query, kv = reference_shard_heads(config.n_heads, config.n_kv_heads, world_size, rank)
             assert result["query_heads"] == query and result["kv_heads"] == kv, (
                 f"{where}, rank {rank}: shard_heads gave query heads {result['query_heads']} and KV heads "
                 f"{result['kv_heads']}; expected {query} and {kv}")

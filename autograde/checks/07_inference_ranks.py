@@ -3,11 +3,9 @@
 autograde/checks/07_inference.py, in the grader."""
 import numbers
 
-import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 
-from distlab.models import KVCache, ModelConfig, TinyTransformer
+from distlab.models import ModelConfig, TinyTransformer, tp_generate
 
 
 def plain(value):
@@ -45,57 +43,32 @@ def head_lists(heads, rank):
     return heads
 
 
-def kv_for_queries(k, query_heads, kv_heads, group, head_dim, rank):
-    """This rank's keys (or values) [b, s, len(kv_heads) * d] laid out per query head [b, s, len(query_heads) * d]."""
-    missing = sorted({h // group for h in query_heads} - set(kv_heads))
-    if missing:
-        raise ValueError(f"rank {rank} computes query heads {query_heads}, which read KV heads "
-                         f"{sorted({h // group for h in query_heads})}, but shard_heads gave it KV heads {kv_heads}")
-    b, s, _ = k.shape
-    index = torch.tensor([kv_heads.index(h // group) for h in query_heads])
-    return k.view(b, s, len(kv_heads), head_dim)[:, :, index].reshape(b, s, -1)
+def check_kv_head_ids(query_head_ids, kv_head_ids, n_heads, n_kv_heads, rank):
+    """Raise unless the KV heads shard_heads gave this rank include every one its query heads read. Heads past the
+    weights are left to TensorParallelBlock, whose first row look-up raises torch's IndexError for them."""
+    if not all(-n_heads <= h < n_heads for h in query_head_ids) or not all(-n_kv_heads <= h < n_kv_heads
+                                                                           for h in kv_head_ids):
+        return
+    queries_per_kv_head = n_heads // n_kv_heads
+    read = sorted({h // queries_per_kv_head for h in query_head_ids})
+    if not set(read) <= set(kv_head_ids):
+        raise ValueError(f"rank {rank} computes query heads {query_head_ids}, which read KV heads {read}, but "
+                         f"shard_heads gave it KV heads {kv_head_ids}")
 
 
-def tp_layer(block, x, layer_cache, query_heads, kv_heads, group, t, rank):
-    """One Block on this rank's heads (rows of q/k/v, columns of o_proj) and MLP block, 2 all-reduces."""
-    attn, mlp, d = block.attn, block.mlp, block.attn.head_dim
-    q_rows = torch.cat([torch.arange(h * d, (h + 1) * d) for h in query_heads])
-    kv_rows = torch.cat([torch.arange(h * d, (h + 1) * d) for h in kv_heads])
-    h = block.ln1(x)
-    q = F.linear(h, attn.q_proj.weight[q_rows], attn.q_proj.bias[q_rows])
-    k = F.linear(h, attn.k_proj.weight[kv_rows], attn.k_proj.bias[kv_rows])
-    v = F.linear(h, attn.v_proj.weight[kv_rows], attn.v_proj.bias[kv_rows])
-    k, v = layer_cache.extend(k, v)  # the cache holds this rank's KV heads only
-    k, v = (kv_for_queries(z, query_heads, kv_heads, group, d, rank) for z in (k, v))
-    partial = F.linear(attn.core(q, k, v), attn.o_proj.weight[:, q_rows])
-    dist.all_reduce(partial)
-    x = x + partial + attn.o_proj.bias
-    width = mlp.up.out_features // t
-    mine = slice(rank * width, (rank + 1) * width)
-    partial = F.linear(F.gelu(F.linear(block.ln2(x), mlp.up.weight[mine], mlp.up.bias[mine])), mlp.down.weight[:, mine])
-    dist.all_reduce(partial)
-    return x + partial + mlp.down.bias
-
-
-@torch.no_grad()
 def rank_tp_decode(config_kwargs, seed, prompt, n_new):
-    """Greedy decoding of the tiny model on this rank's heads, as the student's shard_heads gives them; returns the
-    tokens, the heads and the bytes of this rank's KV cache."""
+    """Greedy decoding of the tiny model on this rank's heads, as the student's shard_heads gives them (every layer a
+    distlab.models.TensorParallelBlock); returns the tokens, the heads and the bytes of this rank's KV cache."""
     t, rank = dist.get_world_size(), dist.get_rank()
     config = ModelConfig(**config_kwargs)
     model = TinyTransformer(config, seed)
-    query_heads, kv_heads = head_lists(shard_heads(config.n_heads, config.kv_heads, t, rank), rank)  # noqa: F821
-    if not query_heads or not kv_heads:
-        raise ValueError(f"rank {rank}: shard_heads gave it query heads {query_heads} and KV heads {kv_heads}")
-    group = config.n_heads // config.kv_heads
-    cache, tokens, new = KVCache(config.n_layers), prompt, prompt
-    for _ in range(n_new):
-        x = model.embed(new, cache.length)
-        for block, layer_cache in zip(model.blocks, cache.layers):
-            x = tp_layer(block, x, layer_cache, query_heads, kv_heads, group, t, rank)
-        new = model.lm_head(model.ln_f(x))[:, -1].argmax(-1, keepdim=True)
-        tokens = torch.cat([tokens, new], dim=1)
-    return {"tokens": tokens, "query_heads": query_heads, "kv_heads": kv_heads, "kv_bytes": cache.nbytes}
+    heads = shard_heads(config.n_heads, config.n_kv_heads, t, rank)  # noqa: F821 - the student's, by name
+    query_head_ids, kv_head_ids = head_lists(heads, rank)
+    if not query_head_ids or not kv_head_ids:
+        raise ValueError(f"rank {rank}: shard_heads gave it query heads {query_head_ids} and KV heads {kv_head_ids}")
+    check_kv_head_ids(query_head_ids, kv_head_ids, config.n_heads, config.n_kv_heads, rank)
+    tokens, cache = tp_generate(model, query_head_ids, kv_head_ids, prompt, n_new)
+    return {"tokens": tokens, "query_heads": query_head_ids, "kv_heads": kv_head_ids, "kv_bytes": cache.nbytes}
 
 
 # --- the earlier parts as the statement defines them -------------------------------------------------------------
@@ -112,9 +85,9 @@ def _shard_heads(n_heads, n_kv_heads, tp, rank):
         raise ValueError(f"shard_heads({n_heads}, {n_kv_heads}, {tp}, {rank}): no such split")
     if tp % n_kv_heads and n_kv_heads % tp:
         raise ValueError(f"shard_heads: tp={tp} neither divides nor is divided by {n_kv_heads} KV heads")
-    query = list(range(rank * n_heads // tp, (rank + 1) * n_heads // tp))
-    group = n_heads // n_kv_heads
-    return query, sorted({h // group for h in query})
+    query_head_ids = list(range(rank * n_heads // tp, (rank + 1) * n_heads // tp))
+    queries_per_kv_head = n_heads // n_kv_heads
+    return query_head_ids, sorted({h // queries_per_kv_head for h in query_head_ids})
 
 
 def _checked(name, m, hw, tp, pp, *counts):

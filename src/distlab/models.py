@@ -19,7 +19,9 @@ at the positions that follow the cached ones, appending their keys and values:
     logits = model(prompt, cache)                        # prefill: the whole prompt, its K/V kept
     logits = model(next_token, cache)                    # decode: one token per sequence, attending to the cache
 
-It holds no parallel code: the lessons and exercises write that, and check it against this module.
+One rank's share of a layer under tensor parallelism, split by heads (lesson 7 derives it; its script and exercise
+set 07's grader run it), is `TensorParallelBlock`, and `tp_generate` decodes with it; which heads a rank takes is the
+caller's choice. The other parallel code the lessons and exercises write, and check against this module.
 """
 from __future__ import annotations
 
@@ -27,15 +29,18 @@ import math
 from dataclasses import dataclass
 
 import torch
+import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
-__all__ = ["ModelConfig", "TinyTransformer", "Block", "Attention", "MLP", "KVCache", "LayerKV", "random_batch"]
+__all__ = ["ModelConfig", "TinyTransformer", "Block", "Attention", "MLP", "KVCache", "LayerKV", "TensorParallelBlock",
+           "tp_generate", "random_batch"]
 
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Sizes of a `TinyTransformer`. `n_kv_heads=None` means one key/value head per query head (plain MHA)."""
+    """Sizes of a `TinyTransformer`. `n_kv_heads=None` means one key/value head per query head (plain MHA): it is then
+    set to `n_heads`, so that `n_kv_heads` is always the count."""
 
     vocab_size: int = 64
     dim: int = 32
@@ -53,12 +58,15 @@ class ModelConfig:
                 raise ValueError(f"ModelConfig.{name} must be a positive int, got {getattr(self, name)!r}")
         if self.dim % self.n_heads:
             raise ValueError(f"dim={self.dim} is not divisible by n_heads={self.n_heads}")
-        if not 0 < self.kv_heads <= self.n_heads or self.n_heads % self.kv_heads:
+        n_kv_heads = self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+        if not 0 < n_kv_heads <= self.n_heads or self.n_heads % n_kv_heads:
             raise ValueError(f"n_kv_heads={self.n_kv_heads} must divide n_heads={self.n_heads}")
+        object.__setattr__(self, "n_kv_heads", n_kv_heads)  # frozen: set once, here
 
     @property
     def kv_heads(self) -> int:
-        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+        """`n_kv_heads`, for exercise notebooks already handed out (set 07's harness cell reads `config.kv_heads`)."""
+        return self.n_kv_heads
 
     @property
     def head_dim(self) -> int:
@@ -105,14 +113,14 @@ class KVCache:
 
 
 class Attention(nn.Module):
-    """Causal self-attention with `n_heads` query heads and `kv_heads` key/value heads (GQA when fewer)."""
+    """Causal self-attention with `n_heads` query heads and `n_kv_heads` key/value heads (GQA when fewer)."""
 
     def __init__(self, config: ModelConfig):
         super().__init__()
-        self.n_heads, self.kv_heads, self.head_dim = config.n_heads, config.kv_heads, config.head_dim
+        self.n_heads, self.n_kv_heads, self.head_dim = config.n_heads, config.n_kv_heads, config.head_dim
         self.q_proj = nn.Linear(config.dim, self.n_heads * self.head_dim, bias=config.bias)
-        self.k_proj = nn.Linear(config.dim, self.kv_heads * self.head_dim, bias=config.bias)
-        self.v_proj = nn.Linear(config.dim, self.kv_heads * self.head_dim, bias=config.bias)
+        self.k_proj = nn.Linear(config.dim, self.n_kv_heads * self.head_dim, bias=config.bias)
+        self.v_proj = nn.Linear(config.dim, self.n_kv_heads * self.head_dim, bias=config.bias)
         self.o_proj = nn.Linear(self.n_heads * self.head_dim, config.dim, bias=config.bias)
 
     def forward(self, x: torch.Tensor, cache: LayerKV | None = None) -> torch.Tensor:
@@ -131,9 +139,9 @@ class Attention(nn.Module):
         q = q.view(b, s, -1, self.head_dim).transpose(1, 2)  # [b, heads, s, d]
         k = k.view(b, s_kv, -1, self.head_dim).transpose(1, 2)
         v = v.view(b, s_kv, -1, self.head_dim).transpose(1, 2)
-        if k.shape[1] != q.shape[1]:  # GQA: query head i reads key/value head i // group
-            group = q.shape[1] // k.shape[1]
-            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        if k.shape[1] != q.shape[1]:  # GQA: query head i reads key/value head i // queries_per_kv_head
+            queries_per_kv_head = q.shape[1] // k.shape[1]
+            k, v = k.repeat_interleave(queries_per_kv_head, dim=1), v.repeat_interleave(queries_per_kv_head, dim=1)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
         causal = torch.ones(s, s_kv, dtype=torch.bool, device=q.device).tril(s_kv - s)  # query i is token s_kv-s+i
         weights = scores.masked_fill(~causal, float("-inf")).softmax(dim=-1)
@@ -241,6 +249,85 @@ class TinyTransformer(nn.Module):
     def num_parameters(self) -> int:
         """Distinct parameters (a tied weight once)."""
         return sum(p.numel() for p in self.parameters())
+
+
+class TensorParallelBlock:
+    """Rank `tp_rank`'s share of a `Block` under tensor parallelism over `tp` ranks (Megatron-LM, Shoeybi et al.
+    2019, §3), for decoding with a KV cache. `layer(x, layer_cache)` runs the new tokens x [batch, new, dim] and
+    returns the whole block's output, the same on every rank of `tp_group`.
+
+    It holds the rows of `q_proj` of its `query_head_ids`, those of `k_proj` and `v_proj` of its `kv_head_ids`, the
+    matching columns of `o_proj`, and block `tp_rank` of `tp` of the MLP (rows of `mlp.up`, columns of `mlp.down`);
+    the LayerNorms and the biases of `o_proj` and `mlp.down` whole. Its attention runs on its heads alone, its
+    `layer_cache` (a `LayerKV`) keeps the keys and values of its KV heads only, and the partial sums after `o_proj`
+    and after the MLP are all-reduced: 2 all-reduces per layer per call (none when `tp == 1`).
+
+    Which heads a rank takes is the caller's choice (lesson 7's `heads_of`, exercise set 07's `shard_heads`): any
+    lists whose KV heads include every KV head their query heads read (query head h reads KV head
+    h // (n_heads // n_kv_heads), grouped-query attention, Ainslie et al. 2023); a KV head may be on several ranks.
+    """
+
+    def __init__(self, block: Block, query_head_ids: list[int], kv_head_ids: list[int], tp: int, tp_rank: int,
+                 tp_group=None):
+        attn, mlp, d = block.attn, block.mlp, block.attn.head_dim
+        if mlp.up.out_features % tp or not 0 <= tp_rank < tp:
+            raise ValueError(f"no MLP block {tp_rank} of {tp} for an MLP of width {mlp.up.out_features}")
+        rows = lambda heads: torch.cat([torch.arange(h * d, (h + 1) * d) for h in heads])  # noqa: E731
+        q, kv, width = rows(query_head_ids), rows(kv_head_ids), mlp.up.out_features // tp
+        mine = slice(tp_rank * width, (tp_rank + 1) * width)
+        self.ln1, self.ln2, self.core, self.head_dim = block.ln1, block.ln2, attn.core, d
+        self.q = attn.q_proj.weight[q], attn.q_proj.bias[q]  # a head past the weights: torch's IndexError, here
+        self.k = attn.k_proj.weight[kv], attn.k_proj.bias[kv]
+        self.v = attn.v_proj.weight[kv], attn.v_proj.bias[kv]
+        self.o, self.o_bias = attn.o_proj.weight[:, q], attn.o_proj.bias
+        self.up = mlp.up.weight[mine], mlp.up.bias[mine]
+        self.down, self.down_bias = mlp.down.weight[:, mine], mlp.down.bias
+        queries_per_kv_head = attn.n_heads // attn.n_kv_heads
+        missing = sorted({h // queries_per_kv_head for h in query_head_ids} - set(kv_head_ids))
+        if missing:
+            raise ValueError(f"query heads {list(query_head_ids)} read KV heads {missing}, which are not among "
+                             f"kv_head_ids {list(kv_head_ids)}")
+        # the position, among this rank's KV heads, of the one each of its query heads reads
+        self.kv_of_query = [list(kv_head_ids).index(h // queries_per_kv_head) for h in query_head_ids]
+        self.tp, self.tp_group = tp, tp_group
+
+    def __call__(self, x: torch.Tensor, layer_cache: LayerKV) -> torch.Tensor:
+        h = self.ln1(x)
+        q, k, v = F.linear(h, *self.q), F.linear(h, *self.k), F.linear(h, *self.v)
+        k, v = layer_cache.extend(k, v)  # this rank's KV heads only
+        k, v = self.per_query_head(k), self.per_query_head(v)
+        x = x + self.all_reduce(F.linear(self.core(q, k, v), self.o)) + self.o_bias  # 1: the heads' sum
+        partial = F.linear(F.gelu(F.linear(self.ln2(x), *self.up)), self.down)
+        return x + self.all_reduce(partial) + self.down_bias  # 2: the MLP blocks' sum
+
+    def per_query_head(self, k: torch.Tensor) -> torch.Tensor:
+        """Keys (or values) of this rank's KV heads [b, s, kv heads * d] laid out per query head [b, s, queries * d]."""
+        b, s, _ = k.shape
+        return k.view(b, s, -1, self.head_dim)[:, :, self.kv_of_query].reshape(b, s, -1)
+
+    def all_reduce(self, partial: torch.Tensor) -> torch.Tensor:
+        if self.tp > 1:
+            dist.all_reduce(partial, group=self.tp_group)
+        return partial
+
+
+@torch.no_grad()
+def tp_generate(model: TinyTransformer, query_head_ids: list[int], kv_head_ids: list[int], prompt: torch.Tensor,
+                n_new: int, tp_group=None) -> tuple[torch.Tensor, KVCache]:
+    """Greedy decoding of `n_new` tokens after `prompt` [batch, seq] on this rank's heads, every layer a
+    `TensorParallelBlock` over `tp_group` (default: every rank): (the tokens, the same on every rank and the same as
+    `model.generate(prompt, n_new)`'s; this rank's `KVCache`, its KV heads only). Embedding, final LayerNorm and output
+    layer stay whole on every rank. Without a process group it is one rank of one (`tp == 1`)."""
+    tp, tp_rank = (dist.get_world_size(tp_group), dist.get_rank(tp_group)) if dist.is_initialized() else (1, 0)
+    layers = [TensorParallelBlock(block, query_head_ids, kv_head_ids, tp, tp_rank, tp_group) for block in model.blocks]
+    cache, tokens, new = KVCache(model.config.n_layers), prompt, prompt
+    for _ in range(n_new):
+        x = model.embed(new, cache.length)
+        for layer, layer_cache in zip(layers, cache.layers):
+            x = layer(x, layer_cache)
+        new = model.lm_head(model.ln_f(x))[:, -1].argmax(-1, keepdim=True)
+        tokens = torch.cat([tokens, new], dim=1)
+    return tokens, cache
 
 
 def random_batch(config: ModelConfig, batch: int, seq: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
