@@ -85,20 +85,11 @@ def write_frame(stream, payload: bytes):
 BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
 
 
-def unwrap(value):
-    """A request's arguments as the grader meant them: tagged uint8 tensors back into bytes."""
-    if type(value) is dict and set(value) == {BYTES_TAG}:
-        return value[BYTES_TAG].numpy().tobytes()
-    if type(value) in (list, tuple):
-        return type(value)(unwrap(v) for v in value)
-    if type(value) is dict:
-        return {k: unwrap(v) for k, v in value.items()}
-    return value
-
-
 def plain(value):
-    """What the grader accepts: numpy's numbers and arrays as Python numbers and tensors, a Fraction as a float (what
-    the learner's own checks accept, they compare numbers), bytes tagged."""
+    """`value` as torch.load(weights_only=True) accepts it, the one converter both ways (a reply here, a request in
+    autograde/sandbox.py; `from_plain` undoes the tags): numpy's numbers and arrays as Python numbers and tensors, a
+    Fraction as a float (what the learner's own checks accept, they compare numbers), tuple, list and dict subclasses
+    as tuples, lists and dicts, bytes tagged."""
     if type(value) in (bytes, bytearray):
         import torch
         data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
@@ -115,6 +106,19 @@ def plain(value):
         return (tuple if isinstance(value, tuple) else list)(plain(v) for v in value)
     if isinstance(value, dict):  # OrderedDict, defaultdict: a dict
         return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def from_plain(value):
+    """`value` as `plain` was given it: tagged uint8 tensors back into bytes (the grader's requests here, the
+    sandbox's replies in the grader: autograde/sandbox.py)."""
+    import torch
+    if type(value) is dict and set(value) == {BYTES_TAG} and type(value[BYTES_TAG]) is torch.Tensor:
+        return value[BYTES_TAG].numpy().tobytes()
+    if type(value) in (list, tuple):
+        return type(value)(from_plain(v) for v in value)
+    if type(value) is dict:
+        return {k: from_plain(v) for k, v in value.items()}
     return value
 
 
@@ -175,7 +179,7 @@ class Worker:
     def serve(self, requests, replies):
         import torch
         while (frame := read_frame(requests)) is not None:
-            request = unwrap(torch.load(io.BytesIO(frame), weights_only=True))
+            request = from_plain(torch.load(io.BytesIO(frame), weights_only=True))
             captured, errors = CappedText(), CappedText()
             sys.stdout, sys.stderr = captured, errors
             try:
