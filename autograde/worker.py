@@ -180,26 +180,37 @@ class Worker:
         import torch
         while (frame := read_frame(requests)) is not None:
             request = from_plain(torch.load(io.BytesIO(frame), weights_only=True))
-            captured, errors = CappedText(), CappedText()
-            sys.stdout, sys.stderr = captured, errors
-            try:
-                reply = {"result": plain(self.handle(request))}
-            except BaseException as exc:  # noqa: BLE001 - every failure of the student's code is reported
-                reply = {"error": describe(exc)}
-            finally:
-                sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-            reply["output"], reply["stderr"], reply["id"] = captured.text(), errors.text(), request.get("id")
-            buffer = io.BytesIO()
-            try:
-                torch.save(reply, buffer)
-                torch.load(io.BytesIO(buffer.getvalue()), weights_only=True)  # what the grader will accept
-            except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled, or is not plain data
-                exc = TypeError(f"the result ({type(reply.get('result')).__name__}) is not plain data (tensors, "
-                                f"numbers, strings, bytes, lists, dicts): {str(exc).splitlines()[0][:300]}")
-                buffer = io.BytesIO()
-                torch.save({"output": reply["output"], "stderr": reply["stderr"], "id": reply["id"],
-                            "error": describe(exc)}, buffer)
-            write_frame(replies, buffer.getvalue())
+            write_frame(replies, reply_bytes(self.answer(request)))
+
+    def answer(self, request: dict) -> dict:
+        """The reply to one request: its result as plain data or its error, what it printed, the request's id."""
+        captured, errors = CappedText(), CappedText()
+        sys.stdout, sys.stderr = captured, errors
+        try:
+            reply = {"result": plain(self.handle(request))}
+        except BaseException as exc:  # noqa: BLE001 - every failure of the student's code is reported
+            reply = {"error": describe(exc)}
+        finally:
+            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        reply["output"], reply["stderr"], reply["id"] = captured.text(), errors.text(), request.get("id")
+        return reply
+
+
+def reply_bytes(reply: dict) -> bytes:
+    """The reply's torch.save bytes, as the grader will accept them; a result that is not plain data becomes a
+    TypeError that says so."""
+    import torch
+    buffer = io.BytesIO()
+    try:
+        torch.save(reply, buffer)
+        torch.load(io.BytesIO(buffer.getvalue()), weights_only=True)  # what the grader will accept
+    except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled, or is not plain data
+        exc = TypeError(f"the result ({type(reply.get('result')).__name__}) is not plain data (tensors, "
+                        f"numbers, strings, bytes, lists, dicts): {str(exc).splitlines()[0][:300]}")
+        buffer = io.BytesIO()
+        torch.save({"output": reply["output"], "stderr": reply["stderr"], "id": reply["id"],
+                    "error": describe(exc)}, buffer)
+    return buffer.getvalue()
 
 
 def main():
