@@ -43,67 +43,24 @@ def _own_path(controller: str | None) -> str | None:
 
 
 class StudentGroup:
-    """One student's group: a folder per hierarchy (v2: one; v1: memory and pids)."""
+    """One student's group: a folder per hierarchy (v2: one; v1: memory and pids), with the limits it was set."""
 
-    def __init__(self, folders: dict[str, Path], version: int):
+    def __init__(self, folders: dict[str, Path], version: int, limits: dict):
         self.folders, self.version = folders, version
-        self.limits = {}  # {"memory_bytes", "tasks"} as set
+        self.limits = limits  # {"memory_bytes", "tasks"} as set
 
     @classmethod
     def create(cls, label: str, memory_bytes: int = MEMORY_BYTES, tasks: int = TASKS) -> StudentGroup | None:
         """A new group for one student, with its limits set; None where none can be made."""
         name = f"distlab-{''.join(c if c.isalnum() else '-' for c in label)[:40]}-{os.getpid()}-{next(_counter)}"
-        for make in (cls._v2, cls._v1):
+        for version, make in ((2, _v2_folders), (1, _v1_folders)):
             try:
-                group = make(name, memory_bytes, tasks)
+                folders = make(name, memory_bytes, tasks)
             except OSError:
-                group = None
-            if group is not None:
-                group.limits = {"memory_bytes": memory_bytes, "tasks": tasks}
-                return group
+                folders = None
+            if folders is not None:
+                return cls(folders, version, {"memory_bytes": memory_bytes, "tasks": tasks})
         return None
-
-    @classmethod
-    def _v2(cls, name, memory_bytes, tasks):
-        if not (ROOT / "cgroup.controllers").exists() or _own_path(None) is None:
-            return None
-        parent = ROOT / _own_path(None).lstrip("/")
-        enabled = (parent / "cgroup.subtree_control").read_text().split()
-        missing = [c for c in ("memory", "pids") if c not in enabled]
-        if missing:  # fails when the grader's own group holds processes (v2: no process in an inner group)
-            (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in missing))
-        folder = parent / name
-        folder.mkdir()
-        try:
-            (folder / "memory.max").write_text(str(memory_bytes))
-            if (folder / "memory.swap.max").exists():
-                (folder / "memory.swap.max").write_text("0")
-            (folder / "pids.max").write_text(str(tasks))
-        except OSError:
-            folder.rmdir()
-            raise
-        return cls({"v2": folder}, 2)
-
-    @classmethod
-    def _v1(cls, name, memory_bytes, tasks):
-        folders = {}
-        try:
-            for controller, limits in (("memory", {"memory.limit_in_bytes": memory_bytes}),
-                                       ("pids", {"pids.max": tasks})):
-                own = _own_path(controller)
-                if own is None or not (ROOT / controller).is_dir():
-                    raise OSError(f"no cgroup v1 {controller} hierarchy")
-                folder = ROOT / controller / own.lstrip("/") / name
-                folder.mkdir()
-                folders[controller] = folder
-                for file, value in limits.items():
-                    (folder / file).write_text(str(value))
-                if (folder / "memory.memsw.limit_in_bytes").exists():  # with swap accounting: no swapping past it
-                    (folder / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
-        except OSError:
-            cls(folders, 1).remove()
-            raise
-        return cls(folders, 1)
 
     @staticmethod
     def why_none() -> str:
@@ -147,12 +104,61 @@ class StudentGroup:
 
     def remove(self, wait_s: float = 5.0) -> None:
         """Remove the group's folders (after its processes ended; a group still in use is retried until wait_s)."""
-        deadline = time.monotonic() + wait_s
-        for folder in self.folders.values():
-            while folder.exists():
-                try:
-                    folder.rmdir()
-                except OSError:
-                    if time.monotonic() > deadline:
-                        break
-                    time.sleep(0.05)
+        _remove(self.folders, wait_s)
+
+
+def _v2_folders(name: str, memory_bytes: int, tasks: int) -> dict[str, Path] | None:
+    """A cgroup v2 group `name`, its limits set, under the grader's own group; None without a v2 hierarchy."""
+    if not (ROOT / "cgroup.controllers").exists() or _own_path(None) is None:
+        return None
+    parent = ROOT / _own_path(None).lstrip("/")
+    enabled = (parent / "cgroup.subtree_control").read_text().split()
+    missing = [c for c in ("memory", "pids") if c not in enabled]
+    if missing:  # fails when the grader's own group holds processes (v2: no process in an inner group)
+        (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in missing))
+    folder = parent / name
+    folder.mkdir()
+    try:
+        (folder / "memory.max").write_text(str(memory_bytes))
+        if (folder / "memory.swap.max").exists():
+            (folder / "memory.swap.max").write_text("0")
+        (folder / "pids.max").write_text(str(tasks))
+    except OSError:
+        folder.rmdir()
+        raise
+    return {"v2": folder}
+
+
+def _v1_folders(name: str, memory_bytes: int, tasks: int) -> dict[str, Path]:
+    """A cgroup v1 group `name` in the memory and in the pids hierarchy, its limits set (OSError where it cannot)."""
+    folders = {}
+    try:
+        for controller, limits in (("memory", {"memory.limit_in_bytes": memory_bytes}),
+                                   ("pids", {"pids.max": tasks})):
+            own = _own_path(controller)
+            if own is None or not (ROOT / controller).is_dir():
+                raise OSError(f"no cgroup v1 {controller} hierarchy")
+            folder = ROOT / controller / own.lstrip("/") / name
+            folder.mkdir()
+            folders[controller] = folder
+            for file, value in limits.items():
+                (folder / file).write_text(str(value))
+            if (folder / "memory.memsw.limit_in_bytes").exists():  # with swap accounting: no swapping past it
+                (folder / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+    except OSError:
+        _remove(folders)
+        raise
+    return folders
+
+
+def _remove(folders: dict[str, Path], wait_s: float = 5.0) -> None:
+    """Remove a group's folders, each retried until wait_s while processes still leave it."""
+    deadline = time.monotonic() + wait_s
+    for folder in folders.values():
+        while folder.exists():
+            try:
+                folder.rmdir()
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)

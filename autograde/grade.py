@@ -48,6 +48,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -62,11 +63,31 @@ STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
 LOG_FORMAT = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"
 WORK_MARKER = ".distlab-grading-work"
 GRADED, NOT_SUBMITTED, FAILED, INVALID_ID = "graded", "not submitted", "grading failed", "invalid student id"
-TO_GRADE = "to grade"  # handed in, not graded yet: every such student ends GRADED or FAILED
+SUBMITTED = "submitted"  # handed in, not graded yet: every such student ends GRADED or FAILED
 SANDBOXED, UNSAFE = "bubblewrap", "none (unsafe)"
 
 
 def main(argv=None) -> int:
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    work = checked_work(parser, args)
+    from autograde.bwrap import sandbox_problem  # not autograde.sandbox: that imports torch (4 s)
+    problem = None if args.unsafe_no_sandbox else sandbox_problem()
+    if problem:
+        parser.error(f"refusing to grade without a sandbox: {problem}. (--unsafe-no-sandbox grades anyway, without "
+                     f"protection: only for code you trust)")
+    limits = {"sandbox": not args.unsafe_no_sandbox, "budget_s": args.budget, "cell_timeout_s": args.cell_timeout,
+              "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks}
+    try:
+        report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout, limits,
+                       args.shard)
+    except FilesChanged as exc:
+        print(f"grading changed files it must not change:\n{exc}", file=sys.stderr)
+        return 3
+    return tell_outcome(report, args.out)
+
+
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(__doc__.split("\n")[2:]))
@@ -92,8 +113,11 @@ def main(argv=None) -> int:
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run students' code without bubblewrap (UNSAFE: a student can read the solutions and "
                              "change grades); the CSV records it")
-    args = parser.parse_args(argv)
+    return parser
 
+
+def checked_work(parser: argparse.ArgumentParser, args) -> Path:
+    """nbgrader's work folder for these arguments, once they are usable (else parser.error: exit status 2)."""
     if args.assignment not in notebooks.assignments():
         parser.error(f"no assignment {args.assignment!r} in {notebooks.SOLUTIONS} (there are: {notebooks.assignments()})")
     if not args.submissions.is_dir():
@@ -113,25 +137,16 @@ def main(argv=None) -> int:
     submissions = args.submissions.resolve()
     if work in [submissions, *submissions.parents] or submissions in work.parents:
         parser.error(f"--work {work} and the submissions folder {submissions} must not contain each other")
+    return work
 
-    from autograde.bwrap import sandbox_problem  # not autograde.sandbox: that imports torch (4 s)
-    problem = None if args.unsafe_no_sandbox else sandbox_problem()
-    if problem:
-        parser.error(f"refusing to grade without a sandbox: {problem}. (--unsafe-no-sandbox grades anyway, without "
-                     f"protection: only for code you trust)")
-    limits = {"sandbox": not args.unsafe_no_sandbox, "budget_s": args.budget, "cell_timeout_s": args.cell_timeout,
-              "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks}
-    try:
-        report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout, limits,
-                       args.shard)
-    except FilesChanged as exc:
-        print(f"grading changed files it must not change:\n{exc}", file=sys.stderr)
-        return 3
+
+def tell_outcome(report: dict, out: Path) -> int:
+    """Print the summary and where the files are; the exit status: 1 when a submission could not be graded."""
     print(summary_table(report))
     failed = [s for s, r in report["students"].items() if r["status"] == FAILED]
-    print(f"\ngrades: {args.out / 'grades.csv'}   feedback: {args.out / 'feedback'}/<student_id>/")
+    print(f"\ngrades: {out / 'grades.csv'}   feedback: {out / 'feedback'}/<student_id>/")
     if failed:
-        print(f"could not grade: {', '.join(failed)} (see {args.out / 'grading.log'})", file=sys.stderr)
+        print(f"could not grade: {', '.join(failed)} (see {out / 'grading.log'})", file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -149,105 +164,119 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
           timeout: float | None = None, limits: dict | None = None, shard: tuple[int, int] = (0, 1)) -> dict:
     """Grade every student folder of `submissions` (or part `shard` = (K, N) of them); write grades.csv,
     grades.json, feedback/, grading.log to `out`."""
-    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, "memory_bytes": MEMORY_BYTES, "tasks": TASKS,
-              **(limits or {})}
-    limits["control_group"] = (StudentGroup.available(limits["memory_bytes"], limits["tasks"]) if limits["sandbox"]
-                               else "none: no sandbox")
+    limits = with_defaults(limits)
     names = [p.stem for p in notebooks.assignment_notebooks(assignment)]
     students = collect(submissions, assignment, names)
     students = {s: info for i, (s, info) in enumerate(students.items()) if i % shard[1] == shard[0]}
     guarded = [notebooks.SOLUTIONS, notebooks.EXERCISES, notebooks.AUTOGRADE, submissions.resolve()]
     before = tree_hashes(guarded, skip=[work, out.resolve()])
-    if work.exists():  # our own work folder from an earlier run (main() checked the marker)
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
-    (work / WORK_MARKER).write_text("nbgrader work folder of autograde/grade.py: emptied at each run\n")
-    source = work / "source"  # only the assignment's notebooks: nbgrader copies a source folder's other files
-    for path in notebooks.assignment_notebooks(assignment):
-        (source / assignment).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, source / assignment / path.name)
+    stage(assignment, work)
     out.mkdir(parents=True, exist_ok=True)
-    log_path = out / "grading.log"
-
-    to_grade = [s for s, info in students.items() if info["status"] == TO_GRADE]
-    groups = [to_grade[k::jobs] for k in range(min(jobs, len(to_grade)))] or [[]]
-    group_work = [work / f"group-{k}" for k in range(len(groups))] if len(groups) > 1 else [work]
-
-    with open(log_path, "w") as log:
-        _log(log, f"grading {assignment}: {len(to_grade)} submission(s) in {len(groups)} group(s); work folder {work}")
-        # one generate_assignment records the assignment in a gradebook; the groups copy it
-        release = notebooks.run_nbgrader(["generate_assignment", assignment, "--force", f"--Application.log_format={LOG_FORMAT}"],
-                                         work=group_work[0], source_dir=source, release_dir=work / "release", log=log)
-        if release.returncode != 0:
-            raise SystemExit(f"nbgrader generate_assignment failed; see {log_path}")
-        for folder in group_work[1:]:
-            folder.mkdir(parents=True)
-            shutil.copy(group_work[0] / "gradebook.db", folder / "gradebook.db")
-        for folder, group in zip(group_work, groups):
-            for student in group:
-                for name, path in students[student]["files"].items():
-                    dest = folder / "submitted" / student / assignment / f"{name}.ipynb"
-                    dest.parent.mkdir(parents=True, exist_ok=True)
-                    corrected = normalise_submission(path, dest)  # what would stop nbgrader for the whole group
-                    students[student].setdefault("corrections", []).extend(f"{name}: {c}" for c in corrected)
-
-        started = time.time()
-        sandboxed = [f"--SandboxedExecute.sandbox={limits['sandbox']}", f"--SandboxedExecute.budget_s={limits['budget_s']}",
-                     f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}",
-                     f"--SandboxedExecute.memory_bytes={limits['memory_bytes']}",
-                     f"--SandboxedExecute.tasks={limits['tasks']}"]
-        logs = _run_groups(["autograde", assignment, "--force", *sandboxed], group_work, work, timeout, groups)
-        # nbgrader gives up on a group at some errors: whoever it left ungraded is graded again, each student alone
-        for folder, group in zip(group_work, groups):
-            for student in [s for s in group if not _autograded(folder, assignment, s, students[s]["files"])]:
-                if len(group) == 1:
-                    continue  # graded alone already
-                _log(log, f"{student} was not graded with its group: graded alone")
-                logs[folder] = logs.get(folder, "") + _run_groups(
-                    ["autograde", assignment, "--force", f"--student={student}", *sandboxed], [folder], work,
-                    timeout, [[student]], log_name=f"autograde-alone-{student}")[folder]
-        _log(log, f"autograde took {time.time() - started:.1f} s")
-        _run_groups(["generate_feedback", assignment, "--force"], group_work, work, None, groups)
-        for folder in group_work:  # keep every group's nbgrader output in the one log
-            for path in [*sorted(folder.glob("autograde*.log")), folder / "generate_feedback.log"]:
-                if path.exists():
-                    log.write(f"\n===== {folder.name}: {path.name} =====\n" + path.read_text())
-
-    cells = {}
-    for path in notebooks.assignment_notebooks(assignment):
-        cells.update(notebooks.test_cells(path))
-    corrections = []
-    for folder, group in zip(group_work, groups):
-        seconds = student_seconds(logs.get(folder, ""), folder)
-        corrections += reset_manual_scores(folder / "gradebook.db", assignment, group)
-        scores = read_gradebook(folder / "gradebook.db", assignment, group)
-        for student in group:
-            info = students[student]
-            info["seconds"] = seconds.get(student)
-            info["sandbox"] = SANDBOXED if limits["sandbox"] else UNSAFE
-            info["gradebook"] = str(folder / "gradebook.db")
-            if not _autograded(folder, assignment, student, info["files"]) or student not in scores:
-                info["status"] = FAILED
-                continue
-            info.update(scores[student], status=GRADED)
-            for name in info["files"]:
-                page = folder / "feedback" / student / assignment / f"{name}.html"
-                if page.exists():
-                    target = out / "feedback" / student / f"{name}.html"
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy(page, target)
+    submitted = [s for s, info in students.items() if info["status"] == SUBMITTED]
+    groups = split_groups(submitted, jobs, work)
+    with open(out / "grading.log", "w") as log:
+        _log(log, f"grading {assignment}: {len(submitted)} submission(s) in {len(groups)} group(s); work folder {work}")
+        release(assignment, groups, work, log)
+        hand_in(students, groups, assignment)
+        logs = autograde_groups(assignment, students, groups, work, timeout, limits, log)
+        run_groups(["generate_feedback", assignment, "--force"], groups, work, None)
+        keep_group_logs(groups, log)
+    corrections = collect_scores(students, groups, assignment, logs, limits)
+    copy_feedback(students, groups, assignment, out)
+    cells = points_per_cell(assignment)
     report = {"assignment": assignment, "cells": cells, "students": students, "max_score": sum(cells.values()),
               "shard": list(shard), "limits": limits, "gradebook_corrections": corrections}
-    write_csv(report, out / "grades.csv")
-    with open(out / "grades.json", "w") as f:
-        json.dump(report, f, indent=1, default=str)
-    if corrections:
-        print("reset in the gradebook (only the autograder's scores count):\n  " + "\n  ".join(corrections),
-              file=sys.stderr)
+    write_report(report, out)
     changed = compare_hashes(before, tree_hashes(guarded, skip=[work, out.resolve()]))
     if changed:
         raise FilesChanged("\n".join(changed))
     return report
+
+
+@dataclass
+class Group:
+    """Students graded side by side with others' groups: one `nbgrader autograde` call, in a work folder of its own
+    (its own gradebook)."""
+    folder: Path
+    students: list[str]
+
+
+def with_defaults(limits: dict | None) -> dict:
+    """The limits of one student's sandbox, the defaults filled in, and which control group grading here gets."""
+    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, "memory_bytes": MEMORY_BYTES, "tasks": TASKS,
+              **(limits or {})}
+    limits["control_group"] = (StudentGroup.available(limits["memory_bytes"], limits["tasks"]) if limits["sandbox"]
+                               else "none: no sandbox")
+    return limits
+
+
+def stage(assignment: str, work: Path) -> None:
+    """An empty work folder, marked as grade.py's, with nbgrader's source folder: a private copy of the assignment's
+    notebooks only (nbgrader copies a source folder's other files into every student's folder)."""
+    if work.exists():  # our own work folder from an earlier run (main() checked the marker)
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    (work / WORK_MARKER).write_text("nbgrader work folder of autograde/grade.py: emptied at each run\n")
+    source = work / "source"
+    for path in notebooks.assignment_notebooks(assignment):
+        (source / assignment).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, source / assignment / path.name)
+
+
+def split_groups(students: list[str], jobs: int, work: Path) -> list[Group]:
+    """`students` dealt into at most `jobs` groups (one, empty, when there is no one); one group works in `work`."""
+    groups = [students[k::jobs] for k in range(min(jobs, len(students)))] or [[]]
+    folders = [work / f"group-{k}" for k in range(len(groups))] if len(groups) > 1 else [work]
+    return [Group(folder, group) for folder, group in zip(folders, groups)]
+
+
+def release(assignment: str, groups: list[Group], work: Path, log) -> None:
+    """One `nbgrader generate_assignment` records the assignment in the first group's gradebook; the others copy it."""
+    first = groups[0].folder
+    done = notebooks.run_nbgrader(["generate_assignment", assignment, "--force",
+                                   f"--Application.log_format={LOG_FORMAT}"],
+                                  work=first, source_dir=work / "source", release_dir=work / "release", log=log)
+    if done.returncode != 0:
+        raise SystemExit(f"nbgrader generate_assignment failed; see {log.name}")
+    for group in groups[1:]:
+        group.folder.mkdir(parents=True)
+        shutil.copy(first / "gradebook.db", group.folder / "gradebook.db")
+
+
+def hand_in(students: dict, groups: list[Group], assignment: str) -> None:
+    """Each student's notebooks into its group's submitted/ folder, normalised (the corrections go in `students`)."""
+    for group in groups:
+        for student in group.students:
+            for name, path in students[student]["files"].items():
+                dest = group.folder / "submitted" / student / assignment / f"{name}.ipynb"
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                corrected = normalise_submission(path, dest)  # what would stop nbgrader for the whole group
+                students[student].setdefault("corrections", []).extend(f"{name}: {c}" for c in corrected)
+
+
+def autograde_groups(assignment: str, students: dict, groups: list[Group], work: Path, timeout, limits: dict,
+                     log) -> dict:
+    """`nbgrader autograde` in every group at once, with the sandbox's limits; {group folder: its log text}."""
+    started = time.time()
+    sandboxed = [f"--SandboxedExecute.sandbox={limits['sandbox']}",
+                 f"--SandboxedExecute.budget_s={limits['budget_s']}",
+                 f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}",
+                 f"--SandboxedExecute.memory_bytes={limits['memory_bytes']}",
+                 f"--SandboxedExecute.tasks={limits['tasks']}"]
+    logs = run_groups(["autograde", assignment, "--force", *sandboxed], groups, work, timeout)
+    # nbgrader gives up on a group at some errors: whoever it left ungraded is graded again, each student alone
+    for group in groups:
+        ungraded = [s for s in group.students if not _autograded(group.folder, assignment, s, students[s]["files"])]
+        for student in ungraded:
+            if len(group.students) == 1:
+                continue  # graded alone already
+            _log(log, f"{student} was not graded with its group: graded alone")
+            alone = Group(group.folder, [student])
+            logs[group.folder] = logs.get(group.folder, "") + run_groups(
+                ["autograde", assignment, "--force", f"--student={student}", *sandboxed], [alone], work, timeout,
+                log_name=f"autograde-alone-{student}")[group.folder]
+    _log(log, f"autograde took {time.time() - started:.1f} s")
+    return logs
 
 
 def _autograded(folder: Path, assignment: str, student: str, files: dict) -> bool:
@@ -268,23 +297,23 @@ def collect(submissions: Path, assignment: str, names: list[str]) -> dict:
                 if candidate.is_file():
                     files[name] = candidate
                     break
-        students[student] = {"status": TO_GRADE if files else NOT_SUBMITTED, "files": files}
+        students[student] = {"status": SUBMITTED if files else NOT_SUBMITTED, "files": files}
     return students
 
 
-def _run_groups(args: list[str], folders: list[Path], work: Path, timeout, groups, log_name: str = "") -> dict:
+def run_groups(args: list[str], groups: list[Group], work: Path, timeout, log_name: str = "") -> dict:
     """Run `nbgrader <args>` in every group's folder at once; return {folder: its log text} (the log: log_name, or
     the command's name, .log in the folder)."""
     procs, log_name = [], log_name or args[0]
-    for folder, group in zip(folders, groups):
-        if not group:
+    for group in groups:
+        if not group.students:
             continue
-        log = open(folder / f"{log_name}.log", "w")
-        env = notebooks.nbgrader_env(folder, source_dir=work / "source", release_dir=work / "release")
+        log = open(group.folder / f"{log_name}.log", "w")
+        env = notebooks.nbgrader_env(group.folder, source_dir=work / "source", release_dir=work / "release")
         command = [sys.executable, "-m", "nbgrader", *args, f"--Application.log_format={LOG_FORMAT}"]
         proc = subprocess.Popen(command, cwd=notebooks.AUTOGRADE, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
-        procs.append((folder, proc, log))
+        procs.append((group.folder, proc, log))
     deadline = None if timeout is None else time.monotonic() + timeout
     for folder, proc, log in procs:
         try:
@@ -295,6 +324,68 @@ def _run_groups(args: list[str], folders: list[Path], work: Path, timeout, group
             notebooks.kill_group(proc)
             log.close()
     return {folder: (folder / f"{log_name}.log").read_text() for folder, _, _ in procs}
+
+
+def keep_group_logs(groups: list[Group], log) -> None:
+    """Every group's nbgrader output, appended to the one log."""
+    for group in groups:
+        folder = group.folder
+        for path in [*sorted(folder.glob("autograde*.log")), folder / "generate_feedback.log"]:
+            if path.exists():
+                log.write(f"\n===== {folder.name}: {path.name} =====\n" + path.read_text())
+
+
+def collect_scores(students: dict, groups: list[Group], assignment: str, logs: dict, limits: dict) -> list[str]:
+    """Each submitted student's scores, seconds and gradebook from its group's gradebook, and its status: GRADED, or
+    FAILED where nbgrader did not autograde it. Returns the manual scores reset in the gradebooks."""
+    corrections = []
+    for group in groups:
+        folder = group.folder
+        seconds = student_seconds(logs.get(folder, ""), folder)
+        corrections += reset_manual_scores(folder / "gradebook.db", assignment, group.students)
+        scores = read_gradebook(folder / "gradebook.db", assignment, group.students)
+        for student in group.students:
+            info = students[student]
+            info["seconds"] = seconds.get(student)
+            info["sandbox"] = SANDBOXED if limits["sandbox"] else UNSAFE
+            info["gradebook"] = str(folder / "gradebook.db")
+            if not _autograded(folder, assignment, student, info["files"]) or student not in scores:
+                info["status"] = FAILED
+                continue
+            info.update(scores[student], status=GRADED)
+    return corrections
+
+
+def copy_feedback(students: dict, groups: list[Group], assignment: str, out: Path) -> None:
+    """The feedback pages of the graded students, to out/feedback/<student_id>/."""
+    for group in groups:
+        for student in group.students:
+            if students[student]["status"] != GRADED:
+                continue
+            for name in students[student]["files"]:
+                page = group.folder / "feedback" / student / assignment / f"{name}.html"
+                if page.exists():
+                    target = out / "feedback" / student / f"{name}.html"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(page, target)
+
+
+def points_per_cell(assignment: str) -> dict:
+    """{grade_id: points} of every test cell of the assignment."""
+    cells = {}
+    for path in notebooks.assignment_notebooks(assignment):
+        cells.update(notebooks.test_cells(path))
+    return cells
+
+
+def write_report(report: dict, out: Path) -> None:
+    """grades.csv and grades.json in `out`; the gradebook corrections, if any, told on stderr."""
+    write_csv(report, out / "grades.csv")
+    with open(out / "grades.json", "w") as f:
+        json.dump(report, f, indent=1, default=str)
+    if report["gradebook_corrections"]:
+        print("reset in the gradebook (only the autograder's scores count):\n  "
+              + "\n  ".join(report["gradebook_corrections"]), file=sys.stderr)
 
 
 def student_seconds(log_text: str, folder: Path) -> dict[str, float]:

@@ -29,6 +29,8 @@ import sys
 import threading
 import time
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -36,6 +38,7 @@ import torch
 from autograde.bwrap import (SANDBOX_WORKER, WORKER, bwrap_command, sandbox_env,  # noqa: F401 - re-exported
                              apply_limits, sandbox_problem, set_limits)
 from autograde.cgroup import StudentGroup
+from autograde.worker import from_plain, plain
 
 MAX_FRAME = 64 * 2**20  # bytes of one reply; a larger one ends the sandbox
 # What a reply's torch.save archive may hold beside its tensors' raw bytes (which load at memory speed): loading a
@@ -54,30 +57,6 @@ WORKER_START_S = 120.0  # for the worker to import torch and fork the ranks' for
 LAUNCH_MARGIN_S = 30.0  # beyond a launch's own deadline: the worker's distlab stops it first
 
 
-BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
-
-
-def _tag_bytes(value):
-    if type(value) in (bytes, bytearray):
-        data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
-        return {BYTES_TAG: torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)}
-    if type(value) in (list, tuple):
-        return type(value)(_tag_bytes(v) for v in value)
-    if type(value) is dict:
-        return {k: _tag_bytes(v) for k, v in value.items()}
-    return value
-
-
-def _untag_bytes(value):
-    if type(value) is dict and set(value) == {BYTES_TAG} and type(value[BYTES_TAG]) is torch.Tensor:
-        return value[BYTES_TAG].numpy().tobytes()
-    if type(value) in (list, tuple):
-        return type(value)(_untag_bytes(v) for v in value)
-    if type(value) is dict:
-        return {k: _untag_bytes(v) for k, v in value.items()}
-    return value
-
-
 class StudentError(Exception):
     """The student's code raised (in the sandbox). `type_names`: the exception's class and its bases."""
 
@@ -90,8 +69,30 @@ class SandboxError(Exception):
     """The sandbox stopped answering: a deadline passed, the worker died, or it broke the protocol."""
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """A moment on the monotonic clock, and the allowance that set it (the messages name the allowance)."""
+    at: float
+    seconds: float
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(time.monotonic() + seconds, seconds)
+
+    def left(self) -> float:
+        """Seconds until the deadline: negative once it has passed."""
+        return self.at - time.monotonic()
+
+    def passed(self) -> bool:
+        return time.monotonic() >= self.at
+
+
 class Submission:
-    """A student's notebook code in a sandbox; `call` and `launch` run its definitions and bring plain data back."""
+    """A student's notebook code in a sandbox; `call` and `launch` run its definitions and bring plain data back.
+
+    Its pieces: a `Deadline` for the whole budget; a `SandboxProcess` per start of the sandbox (bwrap's process, the
+    `Channel` of frames to the worker in it); at each start the notebook's cells run again (`_replay_cells`);
+    `RawOutput` and `Printed` keep what the student's code wrote."""
 
     def __init__(self, cells: list[str], rank_source: str = "", *, sandbox: bool = True,
                  budget_s: float = STUDENT_BUDGET_S, cell_timeout_s: float = CELL_TIMEOUT_S,
@@ -105,14 +106,12 @@ class Submission:
         self.preload_dynamo = preload_dynamo  # False: no torch._dynamo (_common.ranks_import_dynamo)
         self.rank_filename = rank_filename
         self.cell_timeout_s = cell_timeout_s
-        self.deadline = time.monotonic() + budget_s
-        self.budget_s = budget_s
-        self.process = None
+        self.budget = Deadline.after(budget_s)
+        self.worker: SandboxProcess | None = None  # the running sandbox, None until started and once stopped
         self.restarts = -1
         self.cell_results: list[dict] | None = None  # what each cell printed or raised, from the first start
-        self.raw_output = b""
-        self.printed: list[str] = []
-        self.errors_printed: list[str] = []
+        self.raw_output = RawOutput()  # every start's together
+        self.printed = Printed()
 
     # --- what checks use ------------------------------------------------------------------------------------
 
@@ -120,7 +119,7 @@ class Submission:
         """`name(*args, **kwargs)` in the sandbox; its result as plain data, or StudentError if it raised.
         Plain data: None, bool, int, float, str, bytes, plain CPU tensors, torch.dtype, and lists, tuples and dicts
         of these (numpy numbers and arrays come back as numbers and tensors)."""
-        return self._result(self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs}, timeout))
+        return result_of(self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs}, timeout))
 
     def launch(self, name: str, world_size: int, args=(), kwargs=None, rank_args=None, timeout: float = 20,
                collective_timeout: float = 5, count_loopback: bool = False):
@@ -133,27 +132,25 @@ class Submission:
         before = self.loopback_bytes()
         reply = self._request(request, timeout + LAUNCH_MARGIN_S)
         after = self.loopback_bytes()
-        results = self._result(reply)
-        if not isinstance(results, list) or len(results) != world_size:  # what distlab.launch returns, counted:
-            # a notebook that swaps `launch` for one answering [] or a single result must not pass a zip() check
-            got = f"{len(results)} results" if isinstance(results, (list, tuple)) else type(results).__name__
-            raise StudentError(["ResultsNotOnePerRank"], f"the launch of `{name}` on {world_size} ranks brought back "
-                               f"{got}, not a list of one result per rank", "", reply.get("output", ""))
+        results = one_result_per_rank(reply, name, world_size)
         return (results, after - before) if count_loopback else results
 
     def has(self, name: str) -> bool:
         """Whether the notebook defines a function or class `name` (top level)."""
-        return self._result(self._request({"op": "has", "name": name}, CALL_TIMEOUT_S)) is True
+        return result_of(self._request({"op": "has", "name": name}, CALL_TIMEOUT_S)) is True
 
     def loopback_bytes(self) -> int:
         """Bytes sent on the sandbox's loopback interface so far (read from the kernel, outside the sandbox)."""
-        pid = self._inner_pid()
-        path = f"/proc/{pid}/net/dev" if pid else "/proc/net/dev"
-        for line in Path(path).read_text().splitlines():
-            name, _, fields = line.partition(":")
-            if name.strip() == "lo":
-                return int(fields.split()[8])  # transmit bytes
-        return 0
+        return loopback_bytes(self.worker.inner_pid() if self.sandbox and self.worker is not None else None)
+
+    def take_printed(self) -> tuple[str, str]:
+        """What the student's code printed on stdout and on stderr since the last call of this method."""
+        return self.printed.take()
+
+    @property
+    def process(self) -> subprocess.Popen | None:
+        """The sandbox's outermost process (bwrap's), while one runs."""
+        return self.worker.process if self.worker is not None else None
 
     # --- lifecycle ------------------------------------------------------------------------------------------
 
@@ -167,24 +164,34 @@ class Submission:
             self.group.remove()
 
     def close(self):
-        if self.process is not None:
-            _kill(self.process)
-            self.process = None
-            for fd in (self._requests, self._replies):
-                os.close(fd)
+        if self.worker is not None:
+            worker, self.worker = self.worker, None
+            worker.stop()
 
     def _ensure_started(self):
-        if self.process is not None and self.process.poll() is None:
+        if self.worker is not None and self.worker.running():
             return
         self.close()
         self.restarts += 1
         if self.restarts > MAX_RESTARTS:
             raise SandboxError(f"the notebook's code stopped its sandbox {MAX_RESTARTS + 1} times; not run again")
-        self._start()
+        self.worker = SandboxProcess(self.sandbox, self.preload_dynamo, self.group, self.raw_output)
         try:  # startup gets its own allowance: the cells' limits then time the student's code only
             self._request({"op": "ping"}, WORKER_START_S, start=False)
         except SandboxError as exc:
             raise SandboxError(f"the sandbox did not start: {exc}") from None
+        results = self._replay_cells()
+        if self.cell_results is None:
+            self.cell_results = results
+        if self.worker is None:
+            raise SandboxError(results[-1]["error"]["message"] if results else "the sandbox stopped")
+        if self.rank_source:
+            result_of(self._request({"op": "define", "source": self.rank_source, "filename": self.rank_filename},
+                                    CALL_TIMEOUT_S, start=False))
+
+    def _replay_cells(self) -> list[dict]:
+        """Run the notebook's cells in the fresh sandbox, each within the cell timeout; what each printed or raised,
+        up to the first that stopped the sandbox."""
         results = []
         for number, source in enumerate(self.cells, 1):
             try:
@@ -195,56 +202,7 @@ class Submission:
                                                        "traceback": ""}})
                 break
             results.append(reply)
-        if self.cell_results is None:
-            self.cell_results = results
-        if self.process is None:
-            raise SandboxError(results[-1]["error"]["message"] if results else "the sandbox stopped")
-        if self.rank_source:
-            self._result(self._request({"op": "define", "source": self.rank_source, "filename": self.rank_filename},
-                                       CALL_TIMEOUT_S, start=False))
-
-    def _start(self):
-        requests_read, self._requests = os.pipe()
-        self._replies, replies_write = os.pipe()
-        raw_read, raw_write = os.pipe()
-        python_path = str(Path(importlib.util.find_spec("distlab").origin).resolve().parents[1])
-        worker_args = [sys.executable, "-u", SANDBOX_WORKER if self.sandbox else str(WORKER),
-                       str(requests_read), str(replies_write), *([] if self.preload_dynamo else ["--no-dynamo"])]
-        command = bwrap_command(python_path) + ["--"] + worker_args if self.sandbox else worker_args
-        env = None if self.sandbox else {**sandbox_env(python_path), "HOME": os.environ.get("HOME", "/tmp")}
-        try:
-            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
-                                            pass_fds=(requests_read, replies_write), env=env,
-                                            start_new_session=True, cwd=None if self.sandbox else "/tmp",
-                                            preexec_fn=self._prepare_child if self.sandbox else apply_limits)
-        finally:
-            for fd in (requests_read, replies_write, raw_write):
-                os.close(fd)
-        self._raw_thread = threading.Thread(target=self._drain_raw, args=(raw_read,), daemon=True)
-        self._raw_thread.start()
-
-    def _prepare_child(self):
-        """In the child, before bwrap starts: into the student's group (while still allowed to: before dropping
-        root), then the rlimits and the user `nobody` (set_limits)."""
-        if self.group is not None:
-            self.group.join()
-        set_limits()
-
-    def _drain_raw(self, fd):
-        with os.fdopen(fd, "rb", buffering=0) as raw:
-            while chunk := raw.read(65536):
-                if len(self.raw_output) < RAW_OUTPUT_CAP:
-                    self.raw_output += chunk[: RAW_OUTPUT_CAP - len(self.raw_output)]
-
-    def _inner_pid(self) -> int | None:
-        """A process inside the sandbox's namespaces (bwrap's child), to read its network counters."""
-        if not self.sandbox or self.process is None:
-            return None
-        try:
-            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
-        except OSError:
-            return None
-        return int(children[0]) if children else None
+        return results
 
     # --- requests -------------------------------------------------------------------------------------------
 
@@ -253,13 +211,12 @@ class Submission:
         if start:
             self._ensure_started()
             self._check_budget()
-        limit = min(timeout, self.deadline - time.monotonic())
-        request = {**_tag_bytes(request), "id": os.urandom(8).hex()}  # a reply forged in advance can't match
-        buffer = io.BytesIO()
-        torch.save(request, buffer)
+        limit = min(timeout, self.budget.left())
+        request = {**plain(request), "id": os.urandom(8).hex()}  # a reply forged in advance can't match
         try:
-            self._send(struct.pack(">I", buffer.tell()) + buffer.getvalue(), limit)
-            reply = self._receive(limit)
+            self.worker.channel.send(request_frame(request), limit)
+            reply = load_reply(self.worker.channel.receive(limit))
+            self.printed.add(reply)
             if reply.get("id") != request["id"]:
                 raise SandboxError("the sandbox answered a request that was not asked (a forged reply)")
             return reply
@@ -268,78 +225,205 @@ class Submission:
             raise
 
     def _check_budget(self):
-        if time.monotonic() >= self.deadline:
+        if self.budget.passed():
             self.close()
-            raise SandboxError(f"the submission used up its time budget of {self.budget_s:g} s")
+            raise SandboxError(f"the submission used up its time budget of {self.budget.seconds:g} s")
 
-    def _send(self, data: bytes, limit: float):
-        deadline = time.monotonic() + limit
-        fcntl.fcntl(self._requests, fcntl.F_SETFL, os.O_NONBLOCK)
-        view = memoryview(data)
-        while view:
-            _, writable, _ = select.select([], [self._requests], [], max(deadline - time.monotonic(), 0))
-            if not writable:
-                raise SandboxError(f"the sandbox took no request for {limit:g} s")
-            try:
-                view = view[os.write(self._requests, view):]
-            except BrokenPipeError:
-                raise SandboxError(self._died()) from None
 
-    def _receive(self, limit: float) -> dict:
-        deadline = time.monotonic() + limit
-        header = self._read_exactly(4, deadline, limit)
-        (size,) = struct.unpack(">I", header)
-        if size > MAX_FRAME:
-            raise SandboxError(f"the sandbox sent a reply of {size} bytes (more than {MAX_FRAME})")
-        payload = self._read_exactly(size, deadline, limit)
-        problem = _not_as_torch_saves(payload)
-        if problem:
-            raise SandboxError(f"the sandbox's reply is not what torch.save writes: {problem}")
-        try:
-            reply = torch.load(io.BytesIO(payload), weights_only=True)
-        except Exception as exc:  # noqa: BLE001 - a reply that is not plain data
-            raise SandboxError(f"the sandbox's reply is not plain data (tensors, numbers, strings, lists, "
-                               f"dicts): {str(exc).splitlines()[0][:300]}") from None
-        if not isinstance(reply, dict) or "output" not in reply:
-            raise SandboxError("the sandbox's reply is malformed")
-        reply = _untag_bytes(reply)
-        reply["output"] = str(reply["output"])[:OUTPUT_CAP + 200]  # + the worker's note of what it left out
-        reply["stderr"] = str(reply.get("stderr", ""))[:OUTPUT_CAP + 200]
-        self.printed.append(reply["output"])
-        self.errors_printed.append(reply["stderr"])
-        return reply
+class Printed:
+    """What the student's code printed, on stdout and on stderr, reply by reply, until taken."""
 
-    def take_printed(self) -> tuple[str, str]:
-        """What the student's code printed on stdout and on stderr since the last call of this method."""
-        printed, errors = "".join(self.printed)[:OUTPUT_CAP + 200], "".join(self.errors_printed)[:OUTPUT_CAP + 200]
-        self.printed, self.errors_printed = [], []
+    def __init__(self):
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+
+    def add(self, reply: dict) -> None:
+        self.stdout.append(reply["output"])
+        self.stderr.append(reply["stderr"])
+
+    def take(self) -> tuple[str, str]:
+        printed, errors = "".join(self.stdout)[:OUTPUT_CAP + 200], "".join(self.stderr)[:OUTPUT_CAP + 200]
+        self.stdout, self.stderr = [], []
         return printed, errors
 
-    def _read_exactly(self, size: int, deadline: float, limit: float) -> bytes:
+
+class RawOutput:
+    """The first RAW_OUTPUT_CAP bytes the workers wrote to their own stdout/stderr file descriptors (not a request's
+    output: what a dying worker said)."""
+
+    def __init__(self):
+        self.data = b""
+
+    def drain(self, fd: int) -> threading.Thread:
+        """Read `fd` to its end in a thread of its own, keeping what fits."""
+        thread = threading.Thread(target=self._read, args=(fd,), daemon=True)
+        thread.start()
+        return thread
+
+    def _read(self, fd: int) -> None:
+        with os.fdopen(fd, "rb", buffering=0) as raw:
+            while chunk := raw.read(65536):
+                if len(self.data) < RAW_OUTPUT_CAP:
+                    self.data += chunk[: RAW_OUTPUT_CAP - len(self.data)]
+
+    def tail(self) -> str:
+        return self.data[-2000:].decode(errors="replace").strip()
+
+
+class SandboxProcess:
+    """One start of the sandbox: autograde/worker.py in bwrap (or, unsafe, in a plain process), the grader's ends of
+    its pipes (`channel`), its stdout and stderr drained into `raw_output`."""
+
+    def __init__(self, sandbox: bool, preload_dynamo: bool, group: StudentGroup | None, raw_output: RawOutput):
+        self.sandbox, self.group, self.raw_output = sandbox, group, raw_output
+        requests_read, requests_write = os.pipe()
+        replies_read, replies_write = os.pipe()
+        raw_read, raw_write = os.pipe()
+        python_path = str(Path(importlib.util.find_spec("distlab").origin).resolve().parents[1])
+        worker_args = [sys.executable, "-u", SANDBOX_WORKER if sandbox else str(WORKER),
+                       str(requests_read), str(replies_write), *([] if preload_dynamo else ["--no-dynamo"])]
+        command = bwrap_command(python_path) + ["--"] + worker_args if sandbox else worker_args
+        env = None if sandbox else {**sandbox_env(python_path), "HOME": os.environ.get("HOME", "/tmp")}
+        try:
+            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
+                                            pass_fds=(requests_read, replies_write), env=env,
+                                            start_new_session=True, cwd=None if sandbox else "/tmp",
+                                            preexec_fn=self._prepare_child if sandbox else apply_limits)
+        finally:
+            for fd in (requests_read, replies_write, raw_write):
+                os.close(fd)
+        self.channel = Channel(requests_write, replies_read, self.died)
+        self.raw_thread = raw_output.drain(raw_read)
+
+    def _prepare_child(self):
+        """In the child, before bwrap starts: into the student's group (while still allowed to: before dropping
+        root), then the rlimits and the user `nobody` (set_limits)."""
+        if self.group is not None:
+            self.group.join()
+        set_limits()
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        _kill(self.process)
+        self.channel.close()
+
+    def died(self) -> str:
+        """Why the pipes broke: the worker's exit status and the end of what it wrote."""
+        code = self.process.wait(timeout=5)
+        tail = self.raw_output.tail()
+        return f"the notebook's code ended its process (exit status {code})" + (f": {tail}" if tail else "")
+
+    def inner_pid(self) -> int | None:
+        """A process inside the sandbox's namespaces (bwrap's child), to read its network counters."""
+        try:
+            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        except OSError:
+            return None
+        return int(children[0]) if children else None
+
+
+class Channel:
+    """The grader's ends of the worker's two pipes: a frame (4-byte big-endian length, then the bytes) out, a frame
+    back, each within its own limit."""
+
+    def __init__(self, requests_fd: int, replies_fd: int, died: Callable[[], str]):
+        self.requests_fd, self.replies_fd = requests_fd, replies_fd
+        self.died = died  # the message when a pipe breaks
+
+    def send(self, data: bytes, limit: float) -> None:
+        deadline = Deadline.after(limit)
+        fcntl.fcntl(self.requests_fd, fcntl.F_SETFL, os.O_NONBLOCK)
+        view = memoryview(data)
+        while view:
+            _, writable, _ = select.select([], [self.requests_fd], [], max(deadline.left(), 0))
+            if not writable:
+                raise SandboxError(f"the sandbox took no request for {deadline.seconds:g} s")
+            try:
+                view = view[os.write(self.requests_fd, view):]
+            except BrokenPipeError:
+                raise SandboxError(self.died()) from None
+
+    def receive(self, limit: float) -> bytes:
+        """One frame's payload, at most MAX_FRAME bytes."""
+        deadline = Deadline.after(limit)
+        (size,) = struct.unpack(">I", self._read_exactly(4, deadline))
+        if size > MAX_FRAME:
+            raise SandboxError(f"the sandbox sent a reply of {size} bytes (more than {MAX_FRAME})")
+        return self._read_exactly(size, deadline)
+
+    def _read_exactly(self, size: int, deadline: Deadline) -> bytes:
         data = b""
         while len(data) < size:
-            readable, _, _ = select.select([self._replies], [], [], max(deadline - time.monotonic(), 0))
+            readable, _, _ = select.select([self.replies_fd], [], [], max(deadline.left(), 0))
             if not readable:
-                raise SandboxError(f"no answer from the notebook's code within {limit:g} s (stopped)")
-            chunk = os.read(self._replies, min(size - len(data), 2**20))
+                raise SandboxError(f"no answer from the notebook's code within {deadline.seconds:g} s (stopped)")
+            chunk = os.read(self.replies_fd, min(size - len(data), 2**20))
             if not chunk:
-                raise SandboxError(self._died())
+                raise SandboxError(self.died())
             data += chunk
         return data
 
-    def _died(self) -> str:
-        code = self.process.wait(timeout=5) if self.process is not None else None
-        tail = self.raw_output[-2000:].decode(errors="replace").strip()
-        return f"the notebook's code ended its process (exit status {code})" + (f": {tail}" if tail else "")
+    def close(self) -> None:
+        for fd in (self.requests_fd, self.replies_fd):
+            os.close(fd)
 
-    @staticmethod
-    def _result(reply: dict):
-        if "error" in reply:
-            error = reply["error"] or {}
-            raise StudentError([str(t)[:200] for t in (error.get("type_names") or ["Exception"])][:20],
-                               _capped(error.get("message", "")), _capped(error.get("traceback", "")),
-                               reply.get("output", ""))
-        return reply.get("result")
+
+def request_frame(request: dict) -> bytes:
+    """A request as the worker reads it: its torch.save bytes, after their length."""
+    buffer = io.BytesIO()
+    torch.save(request, buffer)
+    return struct.pack(">I", buffer.tell()) + buffer.getvalue()
+
+
+def load_reply(payload: bytes) -> dict:
+    """A reply frame's payload as plain data, its printed output capped; SandboxError for anything else."""
+    problem = _not_as_torch_saves(payload)
+    if problem:
+        raise SandboxError(f"the sandbox's reply is not what torch.save writes: {problem}")
+    try:
+        reply = torch.load(io.BytesIO(payload), weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - a reply that is not plain data
+        raise SandboxError(f"the sandbox's reply is not plain data (tensors, numbers, strings, lists, "
+                           f"dicts): {str(exc).splitlines()[0][:300]}") from None
+    if not isinstance(reply, dict) or "output" not in reply:
+        raise SandboxError("the sandbox's reply is malformed")
+    reply = from_plain(reply)
+    reply["output"] = str(reply["output"])[:OUTPUT_CAP + 200]  # + the worker's note of what it left out
+    reply["stderr"] = str(reply.get("stderr", ""))[:OUTPUT_CAP + 200]
+    return reply
+
+
+def result_of(reply: dict):
+    """A reply's result, or the StudentError it reports (its texts capped)."""
+    if "error" in reply:
+        error = reply["error"] or {}
+        raise StudentError([str(t)[:200] for t in (error.get("type_names") or ["Exception"])][:20],
+                           _capped(error.get("message", "")), _capped(error.get("traceback", "")),
+                           reply.get("output", ""))
+    return reply.get("result")
+
+
+def one_result_per_rank(reply: dict, name: str, world_size: int) -> list:
+    """A launch's results, counted: what distlab.launch returns is a list of one result per rank. A notebook that
+    swaps `launch` for one answering [] or a single result must not pass a zip() check."""
+    results = result_of(reply)
+    if not isinstance(results, list) or len(results) != world_size:
+        got = f"{len(results)} results" if isinstance(results, (list, tuple)) else type(results).__name__
+        raise StudentError(["ResultsNotOnePerRank"], f"the launch of `{name}` on {world_size} ranks brought back "
+                           f"{got}, not a list of one result per rank", "", reply.get("output", ""))
+    return results
+
+
+def loopback_bytes(pid: int | None) -> int:
+    """Bytes sent so far on the loopback interface of the network namespace of `pid` (None: the grader's own)."""
+    path = f"/proc/{pid}/net/dev" if pid else "/proc/net/dev"
+    for line in Path(path).read_text().splitlines():
+        name, _, fields = line.partition(":")
+        if name.strip() == "lo":
+            return int(fields.split()[8])  # transmit bytes
+    return 0
 
 
 def _capped(text) -> str:

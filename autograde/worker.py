@@ -85,20 +85,11 @@ def write_frame(stream, payload: bytes):
 BYTES_TAG = "__bytes__"  # bytes travel as {"__bytes__": uint8 tensor}: torch.load(weights_only=True) refuses bytes
 
 
-def unwrap(value):
-    """A request's arguments as the grader meant them: tagged uint8 tensors back into bytes."""
-    if type(value) is dict and set(value) == {BYTES_TAG}:
-        return value[BYTES_TAG].numpy().tobytes()
-    if type(value) in (list, tuple):
-        return type(value)(unwrap(v) for v in value)
-    if type(value) is dict:
-        return {k: unwrap(v) for k, v in value.items()}
-    return value
-
-
 def plain(value):
-    """What the grader accepts: numpy's numbers and arrays as Python numbers and tensors, a Fraction as a float (what
-    the learner's own checks accept, they compare numbers), bytes tagged."""
+    """`value` as torch.load(weights_only=True) accepts it, the one converter both ways (a reply here, a request in
+    autograde/sandbox.py; `from_plain` undoes the tags): numpy's numbers and arrays as Python numbers and tensors, a
+    Fraction as a float (what the learner's own checks accept, they compare numbers), tuple, list and dict subclasses
+    as tuples, lists and dicts, bytes tagged."""
     if type(value) in (bytes, bytearray):
         import torch
         data = bytearray(value)  # frombuffer shares this copy's memory, and refuses an empty buffer
@@ -115,6 +106,19 @@ def plain(value):
         return (tuple if isinstance(value, tuple) else list)(plain(v) for v in value)
     if isinstance(value, dict):  # OrderedDict, defaultdict: a dict
         return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def from_plain(value):
+    """`value` as `plain` was given it: tagged uint8 tensors back into bytes (the grader's requests here, the
+    sandbox's replies in the grader: autograde/sandbox.py)."""
+    import torch
+    if type(value) is dict and set(value) == {BYTES_TAG} and type(value[BYTES_TAG]) is torch.Tensor:
+        return value[BYTES_TAG].numpy().tobytes()
+    if type(value) in (list, tuple):
+        return type(value)(from_plain(v) for v in value)
+    if type(value) is dict:
+        return {k: from_plain(v) for k, v in value.items()}
     return value
 
 
@@ -175,27 +179,38 @@ class Worker:
     def serve(self, requests, replies):
         import torch
         while (frame := read_frame(requests)) is not None:
-            request = unwrap(torch.load(io.BytesIO(frame), weights_only=True))
-            captured, errors = CappedText(), CappedText()
-            sys.stdout, sys.stderr = captured, errors
-            try:
-                reply = {"result": plain(self.handle(request))}
-            except BaseException as exc:  # noqa: BLE001 - every failure of the student's code is reported
-                reply = {"error": describe(exc)}
-            finally:
-                sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-            reply["output"], reply["stderr"], reply["id"] = captured.text(), errors.text(), request.get("id")
-            buffer = io.BytesIO()
-            try:
-                torch.save(reply, buffer)
-                torch.load(io.BytesIO(buffer.getvalue()), weights_only=True)  # what the grader will accept
-            except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled, or is not plain data
-                exc = TypeError(f"the result ({type(reply.get('result')).__name__}) is not plain data (tensors, "
-                                f"numbers, strings, bytes, lists, dicts): {str(exc).splitlines()[0][:300]}")
-                buffer = io.BytesIO()
-                torch.save({"output": reply["output"], "stderr": reply["stderr"], "id": reply["id"],
-                            "error": describe(exc)}, buffer)
-            write_frame(replies, buffer.getvalue())
+            request = from_plain(torch.load(io.BytesIO(frame), weights_only=True))
+            write_frame(replies, reply_bytes(self.answer(request)))
+
+    def answer(self, request: dict) -> dict:
+        """The reply to one request: its result as plain data or its error, what it printed, the request's id."""
+        captured, errors = CappedText(), CappedText()
+        sys.stdout, sys.stderr = captured, errors
+        try:
+            reply = {"result": plain(self.handle(request))}
+        except BaseException as exc:  # noqa: BLE001 - every failure of the student's code is reported
+            reply = {"error": describe(exc)}
+        finally:
+            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        reply["output"], reply["stderr"], reply["id"] = captured.text(), errors.text(), request.get("id")
+        return reply
+
+
+def reply_bytes(reply: dict) -> bytes:
+    """The reply's torch.save bytes, as the grader will accept them; a result that is not plain data becomes a
+    TypeError that says so."""
+    import torch
+    buffer = io.BytesIO()
+    try:
+        torch.save(reply, buffer)
+        torch.load(io.BytesIO(buffer.getvalue()), weights_only=True)  # what the grader will accept
+    except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled, or is not plain data
+        exc = TypeError(f"the result ({type(reply.get('result')).__name__}) is not plain data (tensors, "
+                        f"numbers, strings, bytes, lists, dicts): {str(exc).splitlines()[0][:300]}")
+        buffer = io.BytesIO()
+        torch.save({"output": reply["output"], "stderr": reply["stderr"], "id": reply["id"],
+                    "error": describe(exc)}, buffer)
+    return buffer.getvalue()
 
 
 def main():
