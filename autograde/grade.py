@@ -93,7 +93,8 @@ def make_parser() -> argparse.ArgumentParser:
                                      epilog="\n".join(__doc__.split("\n")[2:]))
     parser.add_argument("assignment", help="e.g. 01_data_parallelism (a folder of solutions/)")
     parser.add_argument("submissions", type=Path, help="folder with one sub-folder per student")
-    parser.add_argument("--out", type=Path, default=Path("grading"), help="where grades and feedback go (default: grading/)")
+    parser.add_argument("--out", type=Path, default=Path("grading"),
+                        help="where grades and feedback go (default: grading/)")
     parser.add_argument("--work", type=Path, help="nbgrader's work folder (default: autograde/work/<assignment>)")
     parser.add_argument("--jobs", type=int, default=1, help="grade this many students side by side (default 1)")
     parser.add_argument("--timeout", type=float, default=None,
@@ -119,7 +120,8 @@ def make_parser() -> argparse.ArgumentParser:
 def checked_work(parser: argparse.ArgumentParser, args) -> Path:
     """nbgrader's work folder for these arguments, once they are usable (else parser.error: exit status 2)."""
     if args.assignment not in notebooks.assignments():
-        parser.error(f"no assignment {args.assignment!r} in {notebooks.SOLUTIONS} (there are: {notebooks.assignments()})")
+        parser.error(f"no assignment {args.assignment!r} in {notebooks.SOLUTIONS} "
+                     f"(there are: {notebooks.assignments()})")
     if not args.submissions.is_dir():
         parser.error(f"no folder {args.submissions}")
     if args.jobs < 1:
@@ -405,7 +407,8 @@ def student_seconds(log_text: str, folder: Path) -> dict[str, float]:
     end = last if last is not None else log_file.stat().st_mtime if log_file.exists() else time.time()
     seconds: dict[str, float] = {}
     for i, (start, student) in enumerate(starts):  # one line per notebook: a student's notebooks add up
-        seconds[student] = round(seconds.get(student, 0.0) + (starts[i + 1][0] if i + 1 < len(starts) else end) - start, 1)
+        until = starts[i + 1][0] if i + 1 < len(starts) else end
+        seconds[student] = round(seconds.get(student, 0.0) + until - start, 1)
     return seconds
 
 

@@ -33,7 +33,8 @@ def merge(parts: list[Path], out: Path) -> dict:
             if student in students:
                 raise ValueError(f"student {student} is in two parts (the second: {part})")
             students[student] = info
-    merged = {**reports[0], "students": dict(sorted(students.items())), "shard": [0, 1], "parts": [str(p) for p in parts],
+    merged = {**reports[0], "students": dict(sorted(students.items())), "shard": [0, 1],
+              "parts": [str(p) for p in parts],
               "gradebook_corrections": [c for r in reports for c in r.get("gradebook_corrections", [])]}
     out.mkdir(parents=True, exist_ok=True)
     for part in parts:

@@ -33,8 +33,8 @@ def main(assignment: str, notebook: str | None = None) -> int:
             verdict = f"FAILED: {errors[0]['evalue'][:500]}" if errors else "passed"
             print(f"{time.monotonic() - started:6.1f} s  {name}: {verdict}")
     peak = student.group_peak
-    print(f"the sandbox's peak: {peak['memory_bytes'] / 2**20:.0f} MiB, {peak['tasks']} tasks ({student.group.describe()})"
-          if peak else f"no control group: {StudentGroup.why_none()}")
+    print(f"the sandbox's peak: {peak['memory_bytes'] / 2**20:.0f} MiB, {peak['tasks']} tasks "
+          f"({student.group.describe()})" if peak else f"no control group: {StudentGroup.why_none()}")
     return 1 if failed else 0
 
 

@@ -7,8 +7,8 @@ this file's functions, anything. That is fine, because nothing here decides a gr
 sandbox) sends plain data in, gets plain data back (torch.save bytes that it loads with weights_only=True), and
 compares with values it computed itself. This file only has to be correct for honest submissions.
 
-Protocol: on the file descriptor given as argv[1] the grader writes frames (4-byte big-endian length, then torch.save bytes of a dict);
-on argv[2] this worker answers each request with one frame. Requests:
+Protocol: on the file descriptor given as argv[1] the grader writes frames (4-byte big-endian length, then torch.save
+bytes of a dict); on argv[2] this worker answers each request with one frame. Requests:
     {"op": "ping"}                                         answered once the worker is ready (torch imported)
     {"op": "cell", "source": str}                          run one notebook cell (IPython syntax)
     {"op": "define", "source": str}                        run the rank-side procedures (plain Python)
