@@ -8,7 +8,9 @@ student's simulator is fed schedules made here; and the student's schedules run 
 (autograde/checks/05_pipeline_ranks.py) whose gradients are compared with one process computed here. Part 5, zero
 bubble (Qi et al. 2023): the student's ZB-H1 is judged by properties (every op once, F before B before W, runnable,
 makespan 3m + p - 1 with unit times when m >= p, at most min(p, m) microbatches between F and W), not by one order;
-the student's B/W split runs on a small net and on 4 ranks, gradients against one process computed here.
+the student's B/W split runs on a small net and on 4 ranks, gradients against one process computed here. Part 6,
+one mesh: the student's groups of a (dp, pp, tp) mesh against torch.arange(n).reshape(dp, pp, tp) sliced here (the
+layout init_device_mesh builds), on the lesson's shape, every shape of 8 and 16 ranks and drawn ones.
 """
 import importlib
 import itertools
@@ -18,7 +20,7 @@ import random
 import torch
 
 from autograde.checks._common import (GRADING_SEED, StudentError, assert_number, assert_raises, assert_tensor, check,
-                                      generator)
+                                      draw_int, generator)
 
 ranks = importlib.import_module("autograde.checks.05_pipeline_ranks")  # the model and its parts, for the reference
 LAUNCH = {"timeout": 30, "collective_timeout": 10}
@@ -552,3 +554,73 @@ def zero_bubble_runs_on_a_real_pipeline(student):
                 f"simulator says {kept[rank]}")
         print(f"{where} on 4 ranks: the loss and every gradient equal one process's; B before W, no weight gradient "
               f"in B; at most {kept} microbatches kept, as simulated")
+
+
+# --- Part 6: the groups of a (dp, pp, tp) mesh ---------------------------------------------------------------------
+
+MESH_DIMS = ("dp", "pp", "tp")
+
+
+def reference_mesh_groups(shape, dim):
+    """The groups along `dim` of torch.arange(n).reshape(shape), the layout init_device_mesh builds (row-major): the
+    rows of the array with `dim` moved last, each sorted, ordered by their first rank."""
+    axis = MESH_DIMS.index(dim)
+    ranks = torch.arange(math.prod(shape)).reshape(shape).movedim(axis, -1).reshape(-1, shape[axis])
+    return sorted(row.tolist() for row in ranks)
+
+
+def compare_mesh_groups(student, shape, dim):
+    where = f"mesh_groups({shape[0]}, {shape[1]}, {shape[2]}, {dim!r})"
+    got = student.call("mesh_groups", *shape, dim)
+    assert isinstance(got, (list, tuple)) and all(
+        isinstance(g, (list, tuple)) and all(type(r) is int for r in g) for g in got), (
+        f"{where}: expected a list of lists of ints, got {str(got)[:200]}")
+    got, want = [list(g) for g in got], reference_mesh_groups(shape, dim)
+    if got != want:
+        first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        raise AssertionError(f"{where}: {len(got)} groups, expected {len(want)}; group {first} is "
+                             f"{got[first] if first < len(got) else 'missing'}, expected "
+                             f"{want[first] if first < len(want) else 'none'} (expected {str(want)[:160]})")
+
+
+def drawn_mesh_shapes(label, count, most):
+    """`count` shapes (dp, pp, tp), each degree from 1 to `most`, drawn from this grading run's secret seed."""
+    draw = generator(label)
+    return [tuple(draw_int(draw, 1, most) for _ in MESH_DIMS) for _ in range(count)]
+
+
+@check
+def mesh_groups_small_meshes(student):
+    """mesh_groups: the lesson's 2 x 2 x 2 mesh along each dimension, and other shapes: every rank in exactly one group,
+    each group sorted and as long as its dimension, the groups ordered by their smallest rank, and the ranks of a group
+    differing only in that dimension's coordinate."""
+    shapes = [(2, 2, 2), (1, 1, 1), (3, 1, 2), (2, 3, 4), (4, 1, 2), (1, 5, 1), (3, 2, 1)]
+    shapes += drawn_mesh_shapes("mesh_groups_small_meshes", 12, 5)
+    for shape in shapes:
+        for dim in MESH_DIMS:
+            compare_mesh_groups(student, shape, dim)
+    print(f"{len(shapes)} meshes (7 fixed, 12 drawn with degrees up to 5), each along dp, pp and tp: the groups of "
+          "torch.arange(n).reshape(dp, pp, tp)")
+
+
+@check
+def mesh_groups_equal_device_mesh(student):
+    """mesh_groups equals the groups of a real DeviceMesh (init_device_mesh on 8 ranks) for several shapes."""
+    shapes = [(dp, pp, n // (dp * pp)) for n in (8, 16) for dp in range(1, n + 1) for pp in range(1, n + 1)
+              if n % (dp * pp) == 0]
+    shapes += [(dp, pp, 8) for dp, pp, _ in drawn_mesh_shapes("mesh_groups_equal_device_mesh", 4, 8)]
+    for shape in shapes:
+        for dim in MESH_DIMS:
+            compare_mesh_groups(student, shape, dim)
+    print(f"every (dp, pp, tp) of 8 and of 16 ranks ({len(shapes) - 4} shapes), and 4 drawn with tp = 8: the groups "
+          "init_device_mesh builds (torch.arange(n).reshape(dp, pp, tp))")
+
+
+@check
+def mesh_groups_rejects_invalid(student):
+    """mesh_groups raises ValueError (with a message) for a degree that is not a positive int and an unknown dim."""
+    bad = [(0, 2, 2, "tp"), (2, -1, 2, "dp"), (2, 2, 2.0, "tp"), (True, 2, 2, "pp"), (2, 2, 2, "ep"), (2, 2, 2, 2),
+           (2, 0, 3, "dp"), (1, 1, -4, "pp"), (2, 2, 2, "TP"), (2, "2", 2, "pp")]
+    for args in bad:
+        assert_raises(student, ValueError, "mesh_groups", *args)
+    print(f"{len(bad)} invalid degrees and dims raise ValueError")
