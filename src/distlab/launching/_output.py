@@ -133,7 +133,8 @@ def _write(stream: str, text: str) -> None:
     target.flush()
 
 
-_PLUMBING = ("/multiprocessing/", "/distlab/_worker.py", "/distlab/_forkserver.py", "/threading.py", '"<string>"')
+_PLUMBING = ("/multiprocessing/", "/distlab/launching/_worker.py",
+             "/distlab/launching/forkserver.py", "/threading.py", '"<string>"')
 LIFELINE_THREAD = "lifeline_thread"  # the function `_worker._watch_lifeline` runs in its thread (tests/test_output.py)
 
 
@@ -145,7 +146,7 @@ def clean_stack_dump(text: str) -> list[str]:
     """
     lines = []
     for block in text.strip().split("\n\n"):
-        if ("_worker.py" in block and f" in {LIFELINE_THREAD}" in block) or "/distlab/_where.py" in block:
+        if ("_worker.py" in block and f" in {LIFELINE_THREAD}" in block) or "/distlab/launching/_where.py" in block:
             continue  # the lifeline thread (`_worker._watch_lifeline`), the thread of `_where.answer_requests`
         lines += [line for line in block.splitlines()[1:] if not any(part in line for part in _PLUMBING)]
     return _hide_library_frames(lines)

@@ -13,7 +13,7 @@ import time
 
 from . import _explain, _where
 from ._output import clean_stack_dump
-from .errors import LaunchTimeout, RankCrashed, StartupTimeout, interruption, rank_failure
+from ..errors import LaunchTimeout, RankCrashed, StartupTimeout, interruption, rank_failure
 
 ASK_S = 0.5  # how long the notebook waits for the ranks to say where they are
 REPORTS_S = 0.2  # after a Ctrl-C, how long it waits for the reports of ranks that got it too (Jupyter's Stop button)

@@ -18,7 +18,7 @@ that already imported torch, and every launch has a deadline after which no rank
 The lifecycle of a launch, and its time limits (all in seconds, all named here or in `_worker`):
 
 1. Start: the notebook forks `world_size` ranks from the forkserver (the first launch waits for it to import torch,
-   outside every deadline below, up to `_forkserver.FORKSERVER_START_S`); each reports "arrived", joins the group
+   outside every deadline below, up to `forkserver.FORKSERVER_START_S`); each reports "arrived", joins the group
    through a `FileStore` in the launch's own temporary folder, and reports "joined". A rank that has not joined
    within `startup_timeout` ends the launch with `StartupTimeout` ("rank 3 did not join within 30 s").
 2. Run: `fn` runs; one collective, or a gloo `send`/`recv`, may wait `collective_timeout` for its peers before it
@@ -53,10 +53,10 @@ import torch.distributed as dist
 
 from . import _pickle, _worker
 from ._failures import FailureReports, _signal
-from ._forkserver import POLL_S as _POLL_S
-from ._forkserver import RankProcess, get_context
+from .forkserver import POLL_S as _POLL_S
+from .forkserver import RankProcess, get_context
 from ._output import RankOutput
-from .errors import LaunchError
+from ..errors import LaunchError
 
 _GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
 _STARTUP_S = 30.0  # default `startup_timeout` (capped by `timeout`)
