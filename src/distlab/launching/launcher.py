@@ -36,39 +36,24 @@ another thread than the main one still becomes a `KeyboardInterrupt`. Multi-node
 """
 from __future__ import annotations
 
-import atexit
-import multiprocessing as mp
-import multiprocessing.connection
 import os
-import shutil
-import signal
 import sys
-import tempfile
 import time
-import weakref
+from dataclasses import dataclass
 
-import cloudpickle
 import torch
-import torch.distributed as dist
 
-from . import _pickle, _worker
-from ._failures import FailureReports, _signal
-from .forkserver import POLL_S as _POLL_S
-from .forkserver import RankProcess, get_context
-from ._output import RankOutput
+from ..devices import pick_backend
 from ..errors import LaunchError
+from . import _pickle
+from ._failures import FailureReports
+from ._ranks import Ranks
+from ._worker import LaunchOptions
+from .forkserver import POLL_S as _POLL_S
 
 _GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
 _STARTUP_S = 30.0  # default `startup_timeout` (capped by `timeout`)
 _COLLECTIVE_S = 30.0  # default `collective_timeout` (capped by half of `timeout`)
-_live_workers: "weakref.WeakSet[mp.process.BaseProcess]" = weakref.WeakSet()
-
-
-def default_backend(world_size: int) -> str:
-    """NCCL with one GPU per rank when there are enough GPUs, gloo on the CPU otherwise."""
-    if torch.cuda.is_available() and torch.cuda.device_count() >= world_size and dist.is_nccl_available():
-        return "nccl"
-    return "gloo"
 
 
 def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None, *, timeout: float = 60.0,
@@ -104,28 +89,59 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
                         f"{type(exc).__name__}: {exc}") from exc
     collective_timeout = collective_timeout or min(_COLLECTIVE_S, timeout / 2)
     startup_timeout = min(startup_timeout or _STARTUP_S, timeout)
-    run = _Run(world_size, output)
-    options = {"store_path": os.path.join(run.tmp_dir, "store"), "backend": backend, "threads": threads,
-               "collective_timeout_s": collective_timeout, "startup_timeout_s": startup_timeout,
-               "deadline_s": timeout, "cwd": os.getcwd(), "sys_path": list(sys.path), "stack_dir": run.tmp_dir}
+    ranks = Ranks(world_size, output)
+    failures = FailureReports(ranks, collective_timeout)
+    options = LaunchOptions(store_path=os.path.join(ranks.tmp_dir, "store"), stack_dir=ranks.tmp_dir, backend=backend,
+                            threads=threads, collective_timeout_s=collective_timeout,
+                            startup_timeout_s=startup_timeout, deadline_s=timeout, cwd=os.getcwd(),
+                            sys_path=tuple(sys.path))
     try:
-        run.start(payload, options)  # waits for a cold forkserver (importing torch): not part of the deadlines
+        ranks.start(payload, options)  # waits for a cold forkserver (importing torch): not part of the deadlines
         start = time.monotonic()
-        return run.wait(start + timeout, timeout, start + startup_timeout, startup_timeout)
+        deadline, startup = Deadline(start + timeout, timeout), Deadline(start + startup_timeout, startup_timeout)
+        return _wait(ranks, failures, deadline, startup)
     except KeyboardInterrupt:
-        raise run.interruption() from None  # "stopped 4 ranks; they were all in ...", not frames of selectors.py
+        raise failures.interruption() from None  # "stopped 4 ranks; they were all in ...", not frames of selectors.py
     except LaunchError as err:
         raise err.with_traceback(None) from None  # the learner's frames are in the message; ours are noise
     finally:
-        _stop(run)
+        _stop(ranks)
 
 
-def _stop(run) -> None:
+@dataclass(frozen=True)
+class Deadline:
+    """A moment on `time.monotonic()`'s clock, and the limit in seconds it was set from (the error names it)."""
+    at: float
+    seconds: float
+
+
+def _wait(ranks: Ranks, failures: FailureReports, deadline: Deadline, startup: Deadline) -> list:
+    """Every rank's result in rank order, or the launch's error once a failure's grace window or a deadline passed."""
+    first_failure_at = None
+    while len(ranks.results) < ranks.world_size:
+        now = time.monotonic()
+        if first_failure_at is not None and now >= first_failure_at + _GRACE_S:
+            failures.raise_failure()
+        if now >= deadline.at:
+            failures.raise_timeout(deadline.seconds)
+        if first_failure_at is None and len(ranks.joined) < ranks.world_size and now >= startup.at:
+            failures.raise_startup_timeout(startup.seconds)
+        limit = min(deadline.at, first_failure_at + _GRACE_S if first_failure_at else deadline.at) - now
+        if len(ranks.joined) < ranks.world_size:
+            limit = min(limit, startup.at - now)
+        ranks.poll(min(max(limit, 0.0), _POLL_S))
+        if (ranks.failures or ranks.crashes) and first_failure_at is None:
+            first_failure_at = time.monotonic()
+    ranks.output.flush()
+    return [ranks.results[rank] for rank in range(ranks.world_size)]
+
+
+def _stop(ranks: Ranks) -> None:
     """Stop every rank, even when Ctrl-C is pressed again meanwhile: that interruption is raised once they are gone."""
     again = None
     while True:
         try:
-            run.stop()
+            ranks.stop()
             break
         except KeyboardInterrupt as exc:
             again = exc
@@ -151,133 +167,10 @@ def _check_arguments(fn, world_size, timeout, collective_timeout, startup_timeou
 
 def _check_backend(backend: str | None, world_size: int) -> str:
     if backend is None:
-        return default_backend(world_size)
+        return pick_backend(world_size)  # every rank is on this machine: its local world size
     if backend not in ("gloo", "nccl"):
         raise ValueError(f"launch: `backend` must be 'gloo' or 'nccl', got {backend!r}")
     if backend == "nccl" and torch.cuda.device_count() < world_size:
         raise ValueError(f"launch: backend='nccl' needs one GPU per rank: world_size={world_size}, "
                          f"GPUs found: {torch.cuda.device_count()}")
     return backend
-
-
-class _Run(FailureReports):
-    """The processes of one launch and the pipes that connect them to the notebook."""
-
-    def __init__(self, world_size: int, output: str):
-        self.world_size = world_size
-        self.output = RankOutput(world_size, output)
-        self.procs: list = []
-        self.results: dict[int, object] = {}
-        self.failures: list[tuple[float, int, dict]] = []  # (time, rank, report)
-        self.crashes: list[tuple[int, int]] = []  # (rank, exitcode)
-        self.arrived: set[int] = set()  # ranks that started and are joining the process group
-        self.joined: set[int] = set()  # ranks that joined it
-        self.lifeline_send = None
-        self.result_conns: dict = {}  # {pipe: rank}, until the rank's result or error came through it
-        self.tmp_dir = tempfile.mkdtemp(prefix="distlab-launch-")  # the FileStore, and stacks of stuck ranks
-        self.collective_timeout = None
-
-    def start(self, payload: bytes, options: dict) -> None:
-        self.collective_timeout = options["collective_timeout_s"]
-        ctx = get_context()
-        lifeline_recv, self.lifeline_send = ctx.Pipe(duplex=False)
-        for rank in range(self.world_size):
-            result_recv, result_send = ctx.Pipe(duplex=False)
-            out_recv, out_send = ctx.Pipe(duplex=False)
-            err_recv, err_send = ctx.Pipe(duplex=False)
-            conns = {"results": result_send, "out": out_send, "err": err_send, "lifeline": lifeline_recv}
-            proc = RankProcess(target=_worker.run_rank, args=(rank, self.world_size, payload, options, conns),
-                               name=f"distlab-rank-{rank}", daemon=True)
-            proc.start()
-            _live_workers.add(proc)
-            self.procs.append(proc)
-            for conn in (result_send, out_send, err_send):
-                conn.close()  # the rank holds its own copy: ours would hide the rank's exit (no EOF)
-            self.result_conns[result_recv] = rank
-            self.output.add(rank, out_recv, err_recv)
-        lifeline_recv.close()
-
-    def wait(self, deadline: float, timeout: float, startup_deadline: float, startup_timeout: float) -> list:
-        first_failure_at = None
-        while len(self.results) < self.world_size:
-            now = time.monotonic()
-            if first_failure_at is not None and now >= first_failure_at + _GRACE_S:
-                self._raise_failure()
-            if now >= deadline:
-                self._raise_timeout(timeout)
-            if first_failure_at is None and len(self.joined) < self.world_size and now >= startup_deadline:
-                self._raise_startup_timeout(startup_timeout)
-            limit = min(deadline, first_failure_at + _GRACE_S if first_failure_at else deadline) - now
-            if len(self.joined) < self.world_size:
-                limit = min(limit, startup_deadline - now)
-            ready = mp.connection.wait(self._waitables(), timeout=min(max(limit, 0.0), _POLL_S))
-            self._handle(ready)
-            if (self.failures or self.crashes) and first_failure_at is None:
-                first_failure_at = time.monotonic()
-        self.output.flush()
-        return [self.results[rank] for rank in range(self.world_size)]
-
-    def _waitables(self) -> list:
-        crashed = {rank for rank, _ in self.crashes}
-        sentinels = [p.sentinel for rank, p in enumerate(self.procs)
-                     if rank not in self.results and rank not in crashed]
-        return list(self.result_conns) + self.output.waitables() + sentinels
-
-    def _handle(self, ready) -> None:
-        ready = set(ready)
-        for conn in [c for c in self.result_conns if c in ready]:
-            self._receive(conn)
-        self.output.read(ready)
-        for rank, proc in enumerate(self.procs):
-            if proc.sentinel in ready and rank not in self.results:
-                self._maybe_crashed(rank, proc)
-
-    def _receive(self, conn) -> None:
-        try:
-            kind, rank, data = conn.recv()
-        except (EOFError, OSError):
-            self.result_conns.pop(conn)
-            return  # died before reporting: its sentinel tells us how
-        if kind in ("arrived", "joined"):  # start-up progress; the result comes later through the same pipe
-            (self.arrived if kind == "arrived" else self.joined).add(rank)
-            return
-        self.result_conns.pop(conn)
-        if kind == "ok":
-            self.results[rank] = cloudpickle.loads(data)
-        else:
-            self.failures.append((data["time"], rank, data))
-
-    def _maybe_crashed(self, rank: int, proc) -> None:
-        proc.join(0.5)
-        for conn, r in list(self.result_conns.items()):
-            while r == rank and conn in self.result_conns and conn.poll():  # its reports were still in the pipe
-                self._receive(conn)
-        if rank not in self.results and not any(r == rank for _, r, _ in self.failures):
-            self.crashes.append((rank, proc.exitcode))
-
-    def stop(self) -> None:
-        """Kill every rank still alive, collect what they printed, and close all pipes. Idempotent."""
-        if self.lifeline_send is not None:
-            self.lifeline_send.close()  # finished ranks are waiting for this to exit
-            self.lifeline_send = None
-        for rank, proc in enumerate(self.procs):
-            if rank not in self.results:
-                _signal(proc, signal.SIGKILL)
-        for proc in self.procs:
-            proc.join(5.0)
-            if proc.exitcode is None:
-                _signal(proc, signal.SIGKILL)
-                proc.join(5.0)
-        self.output.drain()
-        self.output.flush()
-        for conn in self.result_conns:
-            conn.close()
-        self.result_conns = {}
-        shutil.rmtree(self.tmp_dir, ignore_errors=True)
-
-
-@atexit.register
-def _kill_leftovers() -> None:
-    for proc in list(_live_workers):
-        if proc.exitcode is None:
-            _signal(proc, signal.SIGKILL)
