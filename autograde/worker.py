@@ -215,7 +215,7 @@ def reply_bytes(reply: dict) -> bytes:
 
 def main():
     requests_fd, replies_fd = int(sys.argv[1]), int(sys.argv[2])  # the pipes sandbox.py passed down
-    from distlab._forkserver import PRELOAD, fork_server_from_here
+    from distlab.launching.forkserver import PRELOAD, fork_server_from_here
     # torch is imported once, here, and the ranks' forkserver is forked from it: ~4 s of CPU less per student than a
     # forkserver that imports torch itself. Its copies of the pipes are closed, so the grader still sees our exit.
     # No torch._dynamo (0.6 s) for an exercise set whose ranks never import it (sandbox.py: --no-dynamo).

@@ -37,7 +37,7 @@ import torch
 import torch.distributed as dist
 
 import distlab
-from distlab._process_tree import kill_tree
+from distlab.launching.process_tree import kill_tree
 from distlab.plot import bus_bandwidth, time_all_reduces
 
 REPO = Path(__file__).resolve().parents[1]

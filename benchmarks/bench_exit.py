@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from distlab._process_tree import kill_processes_in, kill_tree
+from distlab.launching.process_tree import kill_processes_in, kill_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "lessons" / "scripts"

@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # autograde/ is a folder of the repository
 from autograde import notebooks  # noqa: E402
-from distlab._process_tree import kill_tree  # noqa: E402
+from distlab.launching.process_tree import kill_tree  # noqa: E402
 
 GRADE = REPO / "autograde" / "grade.py"
 STEP_TIMEOUT_S = 1800  # one command of the benchmark (each takes under a minute for 4 students)

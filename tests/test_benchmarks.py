@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from distlab._process_tree import kill_tree
+from distlab.launching.process_tree import kill_tree
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SCRIPT = BENCHMARKS / "bench_01.py"

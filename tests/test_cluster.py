@@ -26,7 +26,7 @@ import psutil
 import pytest
 
 import distlab
-from distlab._process_tree import kill_processes_in
+from distlab.launching.process_tree import kill_processes_in
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "lessons" / "scripts"

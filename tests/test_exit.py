@@ -16,7 +16,7 @@ import pytest
 import torch.distributed as dist
 
 import distlab
-from distlab._process_tree import kill_processes_in
+from distlab.launching.process_tree import kill_processes_in
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -305,14 +305,14 @@ def test_a_deadlock_is_named_in_one_sentence_from_the_wait_for_graph():
     ({0: {"op": "recv", "peer": 1}}, {}, None),  # rank 1 did not say where it was: nothing more than the error
 ])
 def test_the_wait_for_graph_in_one_sentence(wheres, failed, expected):
-    from distlab._explain import explain_wait
+    from distlab.launching._explain import explain_wait
     assert explain_wait(0, 2.0, wheres, set(), failed) == expected
 
 
 def test_only_point_to_point_calls_wait_for_one_peer():
     """A broadcast's `src` is its root, not the one rank it waits for: it waits for its group (here, with no process
     group, unknown) as every collective does."""
-    from distlab._where import _peers
+    from distlab.launching._where import _peers
     assert _peers({"src": 3, "group": None}, "recv") == {"peer": 3}
     assert "peer" not in _peers({"src": 0, "group": None}, "broadcast")
 

@@ -16,7 +16,7 @@ import torch
 import torch.distributed as dist
 
 import distlab
-from distlab._output import RankOutput
+from distlab.launching._output import RankOutput
 
 TORCH_WARNING = ("/site-packages/torch/distributed/c10d_logger.py:83: FutureWarning: `torch.distributed."
                  "all_gather_into_tensor` is deprecated. Please use `torch.distributed.all_gather_single` instead.")
@@ -129,7 +129,7 @@ def test_rank_warnings_reach_stdout_and_errors_stderr(capsys):
 
 def test_a_stack_dump_shows_the_learners_frames_and_one_line_per_library_call():
     """faulthandler's dump of a rank stuck in a collective: torch's frames become "in torch's `all_reduce`"."""
-    from distlab._output import clean_stack_dump
+    from distlab.launching._output import clean_stack_dump
     dump = ('Thread 0x00007f (most recent call first):\n'
             '  File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3252 in '
             'all_reduce\n'
@@ -146,13 +146,13 @@ def test_a_stack_dump_shows_the_learners_frames_and_one_line_per_library_call():
 def test_the_lifeline_thread_is_left_out_of_a_stack_dump():
     """The dump's block of `_worker`'s lifeline thread is ours, not the learner's: it is recognised by the name of the
     function that thread runs, which _worker defines and _output names (one constant, checked here)."""
-    from distlab import _worker
-    from distlab._output import LIFELINE_THREAD, clean_stack_dump
+    from distlab.launching import _worker
+    from distlab.launching._output import LIFELINE_THREAD, clean_stack_dump
     nested = [c.co_name for c in _worker._watch_lifeline.__code__.co_consts if hasattr(c, "co_name")]
     assert LIFELINE_THREAD in nested
     ours = ('Thread 0x00007e (most recent call first):\n'
             '  File "/usr/lib/python3.11/multiprocessing/connection.py", line 440 in poll\n'
-            f'  File "/src/distlab/_worker.py", line 55 in {LIFELINE_THREAD}\n'
+            f'  File "/src/distlab/launching/_worker.py", line 55 in {LIFELINE_THREAD}\n'
             '  File "/usr/lib/python3.11/threading.py", line 982 in run\n')
     learners = ('Thread 0x00007f (most recent call first):\n'
                 '  File "/tmp/ipykernel_1/325.py", line 5 in stuck\n')

@@ -1,5 +1,5 @@
-"""distlab._process_tree.kill_tree: a command and everything it started end together, a child in a session of its
-own (as torchrun starts its ranks) included.
+"""distlab.launching.process_tree.kill_tree: a command and everything it started end together, a child in a session
+of its own (as torchrun starts its ranks) included.
 
     pytest tests/test_process_tree.py
 """
@@ -10,7 +10,7 @@ import time
 
 import psutil
 
-from distlab._process_tree import kill_tree
+from distlab.launching.process_tree import kill_tree
 
 PARENT = textwrap.dedent("""
     import subprocess, sys, time

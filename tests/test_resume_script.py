@@ -18,7 +18,7 @@ import torch.distributed as dist
 import torch.nn as nn
 
 import distlab
-from distlab._process_tree import kill_processes_in, kill_tree
+from distlab.launching.process_tree import kill_processes_in, kill_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "lessons" / "scripts" / "03_train_resume.py"

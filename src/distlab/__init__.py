@@ -5,7 +5,7 @@ answers.
 """
 import sys as _sys
 
-from ._forkserver import warm_up  # standard library only: cheap to import before torch
+from .launching.forkserver import warm_up  # standard library only: cheap to import before torch
 
 if "ipykernel" in _sys.modules:
     # In a notebook: start the forkserver before this kernel imports torch, so that the two imports (~3 s each)
@@ -13,11 +13,11 @@ if "ipykernel" in _sys.modules:
     warm_up()
 
 from .comm import CommCount, count_bytes_written, count_comm
-from .devices import init_distributed, pick_backend
+from .devices import default_backend, init_distributed, pick_backend
 from .errors import LaunchError, LaunchTimeout, RankCrashed, RankFailed, StartupTimeout
 from .exact import fixed_layout_ddp, per_parameter_allreduce
 from .faults import FailAt, FailurePlan, InjectedFailure, KillWhenPickled, faults_from_env, kill_after_open
-from .launcher import default_backend, launch
+from .launching.launcher import launch
 from .memory import MemoryTracker, model_state_bytes, tensor_bytes, track_memory
 from .models import KVCache, ModelConfig, TinyTransformer, random_batch
 from .timeline import Timeline, busy_seconds, plot_timeline, timeline_summary

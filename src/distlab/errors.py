@@ -6,7 +6,7 @@ import signal
 
 import cloudpickle
 
-from ._explain import learner_frames
+from .launching._explain import learner_frames
 
 
 class LaunchError(RuntimeError):

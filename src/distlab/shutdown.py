@@ -31,7 +31,7 @@ import sys
 import torch
 import torch.distributed as dist
 
-from . import _worker
+from .launching import _worker
 
 GLOO_THREAD = "pt_gloo_runloop"  # the name torch gives each gloo worker thread (c10::setThreadName)
 

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 
-from ._process_tree import kill_tree
+from .launching.process_tree import kill_tree
 from .errors import LaunchError
 
 

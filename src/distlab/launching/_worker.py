@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 import traceback
+from dataclasses import dataclass
 from datetime import timedelta
 
 import cloudpickle
@@ -32,6 +33,20 @@ _stack_file = None  # where faulthandler writes this rank's stacks when the note
 _reported = threading.Event()  # this rank sent its result or its error
 _store = None  # kept alive here: torch holds only the C++ half of a store written in Python (`_PatientStore`)
 in_launched_rank = False  # set in a rank of `distlab.launch` (distlab.finish refuses to run there)
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """What every rank of one launch is told by the notebook (the same for all; sent pickled through the forkserver)."""
+    store_path: str  # the FileStore the ranks join through
+    stack_dir: str  # where a rank writes its stacks and where it is, when the notebook asks
+    backend: str  # "gloo" or "nccl"
+    threads: int  # intra-op threads per rank
+    collective_timeout_s: float
+    startup_timeout_s: float
+    deadline_s: float  # the whole launch's `timeout`
+    cwd: str  # the notebook's working directory and import path, so that the rank finds what the notebook finds
+    sys_path: tuple[str, ...]
 
 
 def _redirect_output(out_conn, err_conn) -> None:
@@ -87,20 +102,20 @@ def _error_report(rank: int, exc: BaseException, fn=None) -> dict:
     return report
 
 
-def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: dict) -> None:
+def run_rank(rank: int, world_size: int, payload: bytes, options: LaunchOptions, conns: dict) -> None:
     """Entry point of one rank (the forkserver's child). Whatever goes wrong is reported through `results`."""
     global in_launched_rank
     results, fn, in_launched_rank = conns["results"], None, True
     _where.block_requests()  # first, before any thread starts
     try:
         _redirect_output(conns.pop("out"), conns.pop("err"))
-        _watch_lifeline(conns["lifeline"], options["deadline_s"] + ORPHAN_MARGIN_S)
-        _answer_stack_requests(rank, options["stack_dir"])
-        os.chdir(options["cwd"])
-        sys.path[:] = options["sys_path"]
-        torch.set_num_threads(options["threads"])
+        _watch_lifeline(conns["lifeline"], options.deadline_s + ORPHAN_MARGIN_S)
+        _answer_stack_requests(rank, options.stack_dir)
+        os.chdir(options.cwd)
+        sys.path[:] = options.sys_path
+        torch.set_num_threads(options.threads)
         fn, args, kwargs = cloudpickle.loads(payload)
-        _where.answer_requests(rank, options["stack_dir"], fn)
+        _where.answer_requests(rank, options.stack_dir, fn)
         results.send(("arrived", rank, None))
         _init_process_group(rank, world_size, options)
         results.send(("joined", rank, None))
@@ -124,7 +139,7 @@ def run_rank(rank: int, world_size: int, payload: bytes, options: dict, conns: d
         # once: every peer has reported, so there is nothing to tear down in order, and `os._exit` skips Python's
         # shutdown, which could meet gloo's worker threads still releasing work (distlab/shutdown.py).
         try:
-            conns["lifeline"].poll(options["deadline_s"] + ORPHAN_MARGIN_S)
+            conns["lifeline"].poll(options.deadline_s + ORPHAN_MARGIN_S)
         except BaseException:
             pass
         os._exit(0)
@@ -137,23 +152,23 @@ def _answer_stack_requests(rank: int, stack_dir: str) -> None:
     faulthandler.register(signal.SIGUSR1, file=_stack_file, all_threads=True)
 
 
-def _init_process_group(rank: int, world_size: int, options: dict) -> None:
+def _init_process_group(rank: int, world_size: int, options: LaunchOptions) -> None:
     """Join through a FileStore (why: see `launcher`'s docstring), then bound collectives by `collective_timeout`.
 
     Start-up and collectives have separate limits: joining may take up to the start-up deadline (a loaded machine
     forks slowly), while a collective that waits for a peer fails after `collective_timeout`.
     """
-    startup = timedelta(seconds=options["startup_timeout_s"] + STARTUP_MARGIN_S)
-    collective = timedelta(seconds=options["collective_timeout_s"])
+    startup = timedelta(seconds=options.startup_timeout_s + STARTUP_MARGIN_S)
+    collective = timedelta(seconds=options.collective_timeout_s)
     global _store
-    store = _store = _PatientStore(dist.FileStore(options["store_path"], world_size), startup)
+    store = _store = _PatientStore(dist.FileStore(options.store_path, world_size), startup)
     kwargs = {}
-    if options["backend"] == "nccl":
+    if options.backend == "nccl":
         torch.cuda.set_device(rank)
         kwargs["device_id"] = torch.device("cuda", rank)
     # The group's timeout bounds a collective and, with gloo, a point-to-point wait (a `recv` reads it from the gloo
     # context, made here: `_set_pg_timeout` later would not reach it); joining waits on the store, at least `startup`.
-    dist.init_process_group(options["backend"], store=store, rank=rank, world_size=world_size, timeout=collective,
+    dist.init_process_group(options.backend, store=store, rank=rank, world_size=world_size, timeout=collective,
                             **kwargs)
     c10d.default_pg_timeout = collective  # groups made later by `dist.new_group` get it too (torch's default: 30 min)
 

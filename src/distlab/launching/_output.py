@@ -20,6 +20,35 @@ CPP_WARNING = re.compile(r"(\[rank\d+\]:)?\[W\d{4} \d\d:\d\d:\d\d")
 ENDS_A_WARNING = re.compile(r"Traceback \(most recent call last\)|Exception ignored |(\[rank\d+\]:)?\[[EFIW]\d{4} ")
 
 
+class StderrWarnings:
+    """Tells the lines of a warning on a rank's stderr from the rest, line by line, pipe by pipe."""
+
+    def __init__(self):
+        self.reads = 0  # counts the reads: a warning's message lines come in the same read as its first line
+        self.began: dict[tuple[int, str], int] = {}  # stderr pipes inside a warning -> the read it began in
+
+    def new_read(self) -> None:
+        self.reads += 1
+
+    def is_warning(self, key: tuple[int, str], text: str) -> bool:
+        """Whether this stderr line belongs to a warning: its first line, a further line of its message (in the same
+        read: `warnings` writes a warning at once) or the indented source line under it (in any later read)."""
+        began = self.began.pop(key, None)
+        if PYTHON_WARNING.match(text):
+            self.began[key] = self.reads
+            return True
+        if CPP_WARNING.match(text):
+            return True
+        if began is None or ENDS_A_WARNING.match(text):
+            return False
+        if text.startswith("  "):  # the source line: the warning ends with it
+            return True
+        if began == self.reads:  # the message goes on
+            self.began[key] = began
+            return True
+        return False
+
+
 class RankOutput:
     """Reads every rank's stdout and stderr pipes; prints live or, at the end, rank by rank."""
 
@@ -28,8 +57,7 @@ class RankOutput:
         self.fds: dict[int, tuple[int, str]] = {}  # fd -> (rank, "out" | "err")
         self.conns: list = []  # keep the Connection objects alive: they own the fds
         self.partial: dict[tuple[int, str], bytes] = {}
-        self.reads = 0  # counts the reads: a warning's message lines come in the same read as its first line
-        self.warning_read: dict[tuple[int, str], int] = {}  # stderr pipes inside a warning -> the read it began in
+        self.warnings = StderrWarnings()
         self.lines: dict[tuple[int, str], list[str]] = {(r, s): [] for r in range(world_size) for s in ("out", "err")}
 
     def add(self, rank: int, out_conn, err_conn) -> None:
@@ -78,7 +106,7 @@ class RankOutput:
             return False
         *complete, rest = (self.partial.get(key, b"") + chunk).split(b"\n")
         self.partial[key] = rest
-        self.reads += 1
+        self.warnings.new_read()
         for line in complete:
             self._line(key, line)
         return True
@@ -91,31 +119,13 @@ class RankOutput:
     def _line(self, key: tuple[int, str], raw: bytes, classify: bool = True) -> None:
         rank, stream = key
         text = raw.decode(errors="replace").rstrip(chr(13))
-        if stream == "err" and classify and self._is_warning(key, text):
+        if stream == "err" and classify and self.warnings.is_warning(key, text):
             stream = "out"
         line = f"[rank {rank}] {text}\n"
         if self.mode == "live":
             _write(stream, line)
         elif self.mode == "by_rank":
             self.lines[(rank, stream)].append(line)
-
-    def _is_warning(self, key: tuple[int, str], text: str) -> bool:
-        """Whether this stderr line belongs to a warning: its first line, a further line of its message (in the same
-        read: `warnings` writes a warning at once) or the indented source line under it (in any later read)."""
-        began = self.warning_read.pop(key, None)
-        if PYTHON_WARNING.match(text):
-            self.warning_read[key] = self.reads
-            return True
-        if CPP_WARNING.match(text):
-            return True
-        if began is None or ENDS_A_WARNING.match(text):
-            return False
-        if text.startswith("  "):  # the source line: the warning ends with it
-            return True
-        if began == self.reads:  # the message goes on
-            self.warning_read[key] = began
-            return True
-        return False
 
     def flush(self) -> None:
         """Print what was held back, rank 0 first: the same text for the same run, whatever the timing."""
@@ -133,7 +143,8 @@ def _write(stream: str, text: str) -> None:
     target.flush()
 
 
-_PLUMBING = ("/multiprocessing/", "/distlab/_worker.py", "/distlab/_forkserver.py", "/threading.py", '"<string>"')
+_PLUMBING = ("/multiprocessing/", "/distlab/launching/_worker.py",
+             "/distlab/launching/forkserver.py", "/threading.py", '"<string>"')
 LIFELINE_THREAD = "lifeline_thread"  # the function `_worker._watch_lifeline` runs in its thread (tests/test_output.py)
 
 
@@ -145,7 +156,7 @@ def clean_stack_dump(text: str) -> list[str]:
     """
     lines = []
     for block in text.strip().split("\n\n"):
-        if ("_worker.py" in block and f" in {LIFELINE_THREAD}" in block) or "/distlab/_where.py" in block:
+        if ("_worker.py" in block and f" in {LIFELINE_THREAD}" in block) or "/distlab/launching/_where.py" in block:
             continue  # the lifeline thread (`_worker._watch_lifeline`), the thread of `_where.answer_requests`
         lines += [line for line in block.splitlines()[1:] if not any(part in line for part in _PLUMBING)]
     return _hide_library_frames(lines)

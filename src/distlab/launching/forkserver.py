@@ -15,7 +15,8 @@ from multiprocessing import context, forkserver, popen_forkserver, reduction, sp
 # torch._dynamo: building any optimizer or DDP imports it (~3 s of CPU); once here beats once per rank per launch.
 POLL_S = 0.1  # longest uninterrupted wait of the notebook's main thread (see `launcher`: Ctrl-C)
 FORKSERVER_START_S = 300.0  # a cold forkserver imports torch before it forks a rank: minutes on a loaded machine
-PRELOAD = ["torch", "torch.distributed", "torch._dynamo", "cloudpickle", "distlab._forkserver", "distlab._worker"]
+PRELOAD = ["torch", "torch.distributed", "torch._dynamo", "cloudpickle", "distlab.launching.forkserver",
+           "distlab.launching._worker"]
 
 
 def get_context():
