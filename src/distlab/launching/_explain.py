@@ -59,7 +59,7 @@ def explain_wait(first: int, waited_s: float | None, wheres: dict[int, dict], re
         if peer not in returned and peer not in failed and other is None:
             break  # it did not say where it was (it did not answer in time): say no more than we know
         if peer in returned:
-            return text + f", which had already returned (every rank must make the same calls)"
+            return text + ", which had already returned (every rank must make the same calls)"
         if peer in failed:
             return text + f", which had failed: {failed[peer]}"
         if not waiting(other):
