@@ -53,9 +53,9 @@ from pathlib import Path
 
 import pytest
 
+from autograde import notebooks
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from autograde import notebooks  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("nbgrader")  # with pytest -n --dist loadgroup: one worker, one grading run
 
@@ -361,7 +361,7 @@ def run_grading(assignment: str, tmp: Path, student_dir: Path) -> Grading:
     (submissions / NOT_SUBMITTED).mkdir()
 
     out, work = tmp / "out", tmp / "work"
-    command = [sys.executable, str(REPO / "autograde" / "grade.py"), assignment, str(submissions), "--out", str(out),
+    command = [sys.executable, "-m", "autograde.grade", assignment, str(submissions), "--out", str(out),
                "--work", str(work), "--jobs", str(JOBS)]
     env = {k: v for k, v in os.environ.items() if k != "PATH"} | {"PATH": "/usr/bin:/bin"}  # grade.py sets PATH itself
     result = subprocess.run(command, capture_output=True, text=True, timeout=GRADE_TIMEOUT_S, env=env, cwd=tmp)
@@ -761,7 +761,7 @@ def test_exercises_are_what_nbgrader_generates_from_solutions(assignment, releas
     generated = released(assignment)
     for source in notebooks.assignment_notebooks(assignment):
         committed = notebooks.EXERCISES / assignment / source.name
-        assert committed.exists(), f"{committed} is missing: run `python autograde/release.py {assignment}`"
+        assert committed.exists(), f"{committed} is missing: run `python -m autograde.release {assignment}`"
         problems = notebooks.release_differences(committed, generated / source.name)
         assert not problems, (f"exercises/{assignment}/{source.name} is not what nbgrader generates from solutions/ "
-                              f"(run `python autograde/release.py {assignment}` and commit both):\n  " + "\n  ".join(problems))
+                              f"(run `python -m autograde.release {assignment}` and commit both):\n  " + "\n  ".join(problems))
