@@ -754,6 +754,24 @@ def test_warnings_pass_and_errors_fail_validate(tmp_path, assignment=ASSIGNMENTS
     assert not set(results) - {"failed"}, results
 
 
+
+@pytest.mark.parametrize("other_defines_the_grading_step", [True, False], ids=["another checkout", "broken import"])
+def test_nbgrader_stops_unless_it_imports_this_checkouts_autograde(tmp_path, other_defines_the_grading_step):
+    """nbgrader runs in autograde/ and imports `autograde` from the environment (nbgrader_config.py): another
+    checkout's, or an import that fails, must end it. traitlets would log the error and run nbgrader with its
+    defaults, its Execute included: every student's code unsandboxed, in the grader."""
+    other = tmp_path / "other" / "autograde"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("")
+    if other_defines_the_grading_step:
+        (other / "sandboxed_execute.py").write_text("SandboxedExecute = None\n")
+    env = notebooks.nbgrader_env(tmp_path / "work") | {"PYTHONPATH": str(other.parent)}
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "db", "student", "list"], cwd=notebooks.AUTOGRADE,
+                            env=env, capture_output=True, text=True, timeout=300)
+    says = f"`import autograde` gives {other}" if other_defines_the_grading_step else "No module named 'autograde."
+    assert result.returncode != 0 and says in result.stderr, result.stdout + result.stderr
+    assert not (tmp_path / "work" / "gradebook.db").exists()
+
 # --- the release ------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
