@@ -35,8 +35,8 @@ def unit_of(nodeid: str) -> str:
     """What one worker runs as a whole: the test's file, or within tests/test_nbgrader.py one exercise set's tests,
     within tests/test_browser.py one notebook's Run All (its parameter's id is the notebook's path)."""
     path, _, rest = nodeid.partition("::")
-    if exercise_set_of(nodeid):
-        return f"{path}[{exercise_set_of(nodeid)}]"
+    if exercise_set := exercise_set_of(nodeid):
+        return f"{path}[{exercise_set}]"
     notebook = rest.partition("[")[2].removesuffix("]")
     if path == "tests/test_browser.py" and notebook.endswith(".ipynb"):
         return f"{path}[{Path(notebook).stem}]"  # each worker starts JupyterLab once, and both take notebooks
@@ -68,8 +68,8 @@ LONGEST_CLASSES_FIRST = ("01_data_parallelism", "02_sharding", "06_mixed_precisi
 
 
 def _grading_order(item) -> int:
-    order = LONGEST_CLASSES_FIRST
-    return order.index(exercise_set_of(item.nodeid)) if exercise_set_of(item.nodeid) in order else len(order)
+    exercise_set, order = exercise_set_of(item.nodeid), LONGEST_CLASSES_FIRST
+    return order.index(exercise_set) if exercise_set in order else len(order)
 
 
 class _SigAction(ctypes.Structure):  # Linux's struct sigaction: the handler comes first
