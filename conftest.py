@@ -2,13 +2,12 @@
 
 The grading tests (the nbgrader round trips of tests/test_nbgrader.py, the hostile class, the shards) take the
 longest, mostly waiting on sandboxes and deadlines: they go first. `./course test` runs two workers with
-`--dist loadfile` (a file's tests, e.g. a notebook's cells, stay together on one worker), and each exercise set's
-tests in tests/test_nbgrader.py get an id of their own file, `tests/test_nbgrader.py[<assignment>]::...`, so that one
-worker grades a set (once: the class is graded by a module-scoped fixture) while the other grades another.
+`--dist loadfile` (a file's tests, e.g. a notebook's cells, stay together on one worker), scheduled by `unit_of`
+(`pytest_xdist_make_scheduler`): each exercise set's tests in tests/test_nbgrader.py are a unit of their own, so that
+one worker grades a set (once: the class is graded by a module-scoped fixture) while the other grades another.
 (xdist 3.8's `loadgroup` cannot do this under pytest 9: it rewrites `item._nodeid`, which pytest 9 no longer reads.)
-Likewise each notebook's Run All in tests/test_browser.py is a unit of its own, `tests/test_browser.py[<notebook>]`;
-these go first too, in collection order (so before the grading ones): both workers run notebooks, each in the
-JupyterLab it started once, then grade.
+Likewise each notebook's Run All in tests/test_browser.py is a unit of its own; these go first too, in collection
+order (so before the grading ones): both workers run notebooks, each in the JupyterLab it started once, then grade.
 """
 import ctypes
 import os
@@ -19,29 +18,47 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from _pytest.nodeid import NodeId
 
+ROOT = Path(__file__).resolve().parent
 GRADING_FILES = ("tests/test_nbgrader.py", "tests/test_hostile.py", "tests/test_grade_shards.py")
 
 
-def assignment_of(item) -> str | None:
-    for value in getattr(item, "callspec", None).params.values() if hasattr(item, "callspec") else ():
-        assignment = value if isinstance(value, str) else getattr(value, "assignment", None)
-        if isinstance(assignment, str):
-            return assignment
-    return None
+def exercise_set_of(nodeid: str) -> str | None:
+    """The exercise set a test of tests/test_nbgrader.py is about: its parameter's id starts with the set's name
+    (`[02_sharding]`, `[02_sharding/zero2_floor_shards]`); None for any other test."""
+    path, _, rest = nodeid.partition("::")
+    name = rest.partition("[")[2].split("/")[0].removesuffix("]")
+    return name if path == "tests/test_nbgrader.py" and name and (ROOT / "solutions" / name).is_dir() else None
+
+
+def unit_of(nodeid: str) -> str:
+    """What one worker runs as a whole: the test's file, or within tests/test_nbgrader.py one exercise set's tests,
+    within tests/test_browser.py one notebook's Run All (its parameter's id is the notebook's path)."""
+    path, _, rest = nodeid.partition("::")
+    if exercise_set := exercise_set_of(nodeid):
+        return f"{path}[{exercise_set}]"
+    notebook = rest.partition("[")[2].removesuffix("]")
+    if path == "tests/test_browser.py" and notebook.endswith(".ipynb"):
+        return f"{path}[{Path(notebook).stem}]"  # each worker starts JupyterLab once, and both take notebooks
+    return path
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: `--dist loadfile` schedules by `unit_of`
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class UnitScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+    return UnitScheduling(config, log)
 
 
 def pytest_collection_modifyitems(items):
-    for item in items:  # loadfile schedules by the part of the id before "::": one exercise set per "file"
-        path, _, rest = item.nodeid.partition("::")
-        if path == "tests/test_nbgrader.py" and assignment_of(item):
-            item._id = NodeId.parse(f"{path}[{assignment_of(item)}]::{rest}")
-        notebook = getattr(item, "callspec", None) and item.callspec.params.get("notebook")
-        if path == "tests/test_browser.py" and notebook:  # each notebook's Run All is a unit: both workers take some
-            item._id = NodeId.parse(f"{path}[{Path(notebook).stem}]::{rest}")  # (each worker starts JupyterLab once)
     first = (*GRADING_FILES, "tests/test_browser.py")  # the longest units first, the rest in their order (stable sort)
-    items.sort(key=lambda item: (item.nodeid.split("::")[0].split("[")[0] not in first, _grading_order(item)))
+    items.sort(key=lambda item: (item.nodeid.split("::")[0] not in first, _grading_order(item)))
 
 
 # The exercise sets whose class takes longest to grade, first (measured in CI, 2 workers, 2026-12-05: 01 ~290 s, mostly
@@ -51,9 +68,8 @@ LONGEST_CLASSES_FIRST = ("01_data_parallelism", "02_sharding", "06_mixed_precisi
 
 
 def _grading_order(item) -> int:
-    assignment = assignment_of(item) if item.nodeid.startswith("tests/test_nbgrader.py") else None
-    order = LONGEST_CLASSES_FIRST
-    return order.index(assignment) if assignment in order else len(order)
+    exercise_set, order = exercise_set_of(item.nodeid), LONGEST_CLASSES_FIRST
+    return order.index(exercise_set) if exercise_set in order else len(order)
 
 
 class _SigAction(ctypes.Structure):  # Linux's struct sigaction: the handler comes first

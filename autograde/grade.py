@@ -1,8 +1,8 @@
 """Grade a folder of submissions: each student's code runs in a sandbox, each test is decided by a trusted check.
 
-    python autograde/grade.py 01_data_parallelism path/to/submissions --out grading/ [--jobs 2]
-    python autograde/grade.py 01_data_parallelism path/to/submissions --out grading/shard-3 --shard 3/10   # a part
-    python autograde/merge.py grading/shard-* --out grading/all                                           # the whole
+    python -m autograde.grade 01_data_parallelism path/to/submissions --out grading/ [--jobs 2]
+    python -m autograde.grade 01_data_parallelism path/to/submissions --out grading/shard-3 --shard 3/10   # a part
+    python -m autograde.merge grading/shard-* --out grading/all                                           # the whole
 
 Submissions, one folder per student (the folder's name is the student id: letters, digits, `_ . @ -`):
 
@@ -52,12 +52,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
-from autograde import notebooks  # noqa: E402
-from autograde.cgroup import MEMORY_BYTES, TASKS, StudentGroup  # noqa: E402
-from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes  # noqa: E402
-from autograde.normalise import normalise_submission  # noqa: E402
-from autograde.report import summary_table, write_csv  # noqa: E402
+from autograde import notebooks
+from autograde.cgroup import MEMORY_BYTES, TASKS, StudentGroup
+from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes
+from autograde.normalise import normalise_submission
+from autograde.report import summary_table, write_csv
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
 LOG_FORMAT = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"

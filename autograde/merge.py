@@ -1,6 +1,6 @@
 """Combine the --out folders of `grade.py --shard K/N` runs into one, as if the class had been graded in one run.
 
-    python autograde/merge.py grading/shard-0 grading/shard-1 ... --out grading/all
+    python -m autograde.merge grading/shard-0 grading/shard-1 ... --out grading/all
 
 Each part's grades.json lists its students; the merged grades.csv/grades.json list every student once (sorted, as
 one run lists them), and feedback/<student_id>/ pages are copied over. Refuses parts of different assignments,
@@ -14,8 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
-from autograde.report import summary_table, write_csv  # noqa: E402
+from autograde.report import summary_table, write_csv
 
 
 def merge(parts: list[Path], out: Path) -> dict:

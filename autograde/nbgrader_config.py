@@ -7,7 +7,7 @@
 The work folder is never in the repository's tracked tree: `autograde/work/` by default (git-ignored), or
 $DISTLAB_GRADING_WORK. $DISTLAB_SOURCE_DIR and $DISTLAB_RELEASE_DIR move the source and release folders (the
 grading command releases into the work folder, so that grading never rewrites exercises/; the tests use a copy).
-Use `python autograde/grade.py` and `python autograde/release.py` rather than calling nbgrader directly: they set
+Use `python -m autograde.grade` and `python -m autograde.release` rather than calling nbgrader directly: they set
 these variables and put the environment's bin/ on PATH (nbgrader shells out to `alembic`).
 """
 import os
@@ -20,8 +20,18 @@ WORK = os.path.abspath(os.environ.get("DISTLAB_GRADING_WORK") or os.path.join(HE
 SOURCE = os.path.abspath(os.environ.get("DISTLAB_SOURCE_DIR") or os.path.join(REPO, "solutions"))
 RELEASE = os.path.abspath(os.environ.get("DISTLAB_RELEASE_DIR") or os.path.join(REPO, "exercises"))
 
-sys.path.insert(0, REPO)  # `autograde` is a folder of the repository: its sandboxed grading step is imported below
-from autograde.sandboxed_execute import SandboxedExecute  # noqa: E402
+# `autograde` is the installed package (`pip install -e .`). nbgrader runs in autograde/, so it must be this file's
+# checkout, or another checkout's code would grade (a second worktree sharing one virtual environment). Any problem
+# ends nbgrader here: traitlets logs an exception raised by a config file and goes on with nbgrader's defaults, its
+# unsandboxed Execute included.
+try:
+    import autograde
+    from autograde.sandboxed_execute import SandboxedExecute
+except ImportError as exc:
+    sys.exit(f"nbgrader_config.py: {exc!r}: run `pip install -e .` in {REPO}")
+if os.path.realpath(os.path.dirname(autograde.__file__)) != os.path.realpath(HERE):
+    sys.exit(f"nbgrader_config.py: this is {HERE}, but `import autograde` gives {os.path.dirname(autograde.__file__)}: "
+             f"run `pip install -e .` in {REPO}, or put {REPO} first on PYTHONPATH")
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,  # noqa: E402
                                     SaveAutoGrades)

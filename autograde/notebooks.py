@@ -96,6 +96,33 @@ def load_solution(notebook_path, grade_id: str, namespace: dict | None = None) -
     return ns
 
 
+def load_definitions(notebook_path, names, namespace: dict | None = None) -> dict:
+    """Execute the top-level definitions of `names` in a notebook's code cells, in cell order, and return the
+    namespace: each `def` or `class` of one of those names and each assignment to one, no other statement (no cell's
+    training or launching runs). `namespace` holds what they use: modules, constants, stand-ins. Like `load_solution`,
+    the functions are defined in a module-less namespace, so cloudpickle (and `distlab.launch`) sends them by value.
+    The benchmarks run a lesson's own code this way, e.g. `load_definitions(path, ("gpipe",), {"torch": torch})`.
+    Raises LookupError naming what the notebook no longer defines."""
+    import ast
+
+    wanted = set(names)
+
+    def defines(node) -> bool:
+        if isinstance(node, ast.Assign):
+            return any(isinstance(target, ast.Name) and target.id in wanted for target in node.targets)
+        return getattr(node, "name", None) in wanted
+
+    ns = dict(namespace or {})
+    for cell in read_notebook(notebook_path)["cells"]:
+        if cell["cell_type"] == "code":
+            body = [node for node in ast.parse(cell_source(cell)).body if defines(node)]
+            exec(compile(ast.Module(body=body, type_ignores=[]), str(notebook_path), "exec"), ns)
+    missing = sorted(wanted - set(ns))
+    if missing:
+        raise LookupError(f"{Path(notebook_path).name} no longer defines {missing}")
+    return ns
+
+
 def assignments() -> list[str]:
     """Assignment names: the folders of solutions/ that hold a notebook."""
     return sorted(p.name for p in SOLUTIONS.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))

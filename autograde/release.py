@@ -1,8 +1,8 @@
 """Regenerate the student notebooks in exercises/ from the nbgrader source notebooks in solutions/.
 
-    python autograde/release.py                       every assignment
-    python autograde/release.py 01_data_parallelism   one (or several)
-    python autograde/release.py --check               regenerate into a temporary folder and compare: exit 1 on drift
+    python -m autograde.release                       every assignment
+    python -m autograde.release 01_data_parallelism   one (or several)
+    python -m autograde.release --check               regenerate into a temporary folder and compare: exit 1 on drift
 
 Runs `nbgrader generate_assignment` (solutions without their code, hidden tests removed, cells locked and
 checksummed) with the course's config; its gradebook goes to a temporary folder, never into the repository.
@@ -15,8 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
-from autograde import notebooks  # noqa: E402
+from autograde import notebooks
 
 
 def main(argv=None) -> int:

@@ -1,21 +1,19 @@
 """Run an exercise set's trusted checks on one notebook in a sandbox, without nbgrader: for writing checks.
 
-    python autograde/try_checks.py 02_sharding                      # the reference solution
-    python autograde/try_checks.py 02_sharding path/to/notebook.ipynb
-    DISTLAB_GRADING_SEED=7 python autograde/try_checks.py 02_sharding   # replay one draw of the checks' inputs
+    python -m autograde.try_checks 02_sharding                      # the reference solution
+    python -m autograde.try_checks 02_sharding path/to/notebook.ipynb
+    DISTLAB_GRADING_SEED=7 python -m autograde.try_checks 02_sharding   # replay one draw of the checks' inputs
 
 Prints each check's verdict and time, and the sandbox's peak memory and tasks (where it has a control group). The
 real grading (scores, feedback) is autograde/grade.py.
 """
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # autograde/ is a folder of the repository
-from autograde import notebooks  # noqa: E402
-from autograde.cgroup import StudentGroup  # noqa: E402
-from autograde.checks._common import GRADING_SEED, checks_of  # noqa: E402
-from autograde.sandboxed_execute import run_check, submission  # noqa: E402
+from autograde import notebooks
+from autograde.cgroup import StudentGroup
+from autograde.checks._common import GRADING_SEED, checks_of
+from autograde.sandboxed_execute import run_check, submission
 
 
 def main(assignment: str, notebook: str | None = None) -> int:

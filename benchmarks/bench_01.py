@@ -192,7 +192,6 @@ def launch_table(seconds: dict[str, list[float]]) -> str:
 
 def load_ring(notebook: Path):
     """The notebook's `ring_all_reduce`, exec'd from its cell into a module-less namespace: sent to ranks by value."""
-    sys.path.insert(0, str(REPO))  # autograde/ is a folder at the repository's root, not an installed package
     from autograde.notebooks import load_solution
 
     return load_solution(notebook, "ring_all_reduce")["ring_all_reduce"]

@@ -22,8 +22,6 @@ Ratios are against stage 0 at the same world size. Every rank of every contender
 from __future__ import annotations
 
 import argparse
-import ast
-import json
 import os
 import statistics
 import sys
@@ -36,6 +34,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import distlab
+from autograde.notebooks import load_definitions
 
 REPO = Path(__file__).resolve().parents[1]
 LESSON = REPO / "lessons" / "02_sharding.ipynb"
@@ -49,18 +48,8 @@ QUICK = {"layers": [(16, 64), (64, 64), (64, 1)], "batch": 16, "world_sizes": (2
 
 def load_lesson(config: dict) -> dict:
     """The lesson's functions and classes (FROM_LESSON), exec'd from its code cells with this run's model."""
-    cells = json.loads(LESSON.read_text())["cells"]
-    ns = {"__name__": "lesson_02", "torch": torch, "dist": dist, "nn": nn, "F": F, "distlab": distlab,
-          "LR": 1e-3, "LAYERS": config["layers"]}
-    for cell in cells:
-        if cell["cell_type"] != "code":
-            continue
-        tree = ast.parse("".join(cell["source"]))
-        wanted = [node for node in tree.body if getattr(node, "name", None) in FROM_LESSON]
-        exec(compile(ast.Module(body=wanted, type_ignores=[]), str(LESSON), "exec"), ns)
-    missing = [name for name in FROM_LESSON if name not in ns]
-    if missing:
-        raise SystemExit(f"{LESSON} no longer defines {missing}")
+    ns = load_definitions(LESSON, FROM_LESSON, {"__name__": "lesson_02", "torch": torch, "dist": dist, "nn": nn, "F": F,
+                                                "distlab": distlab, "LR": 1e-3, "LAYERS": config["layers"]})
     return {name: ns[name] for name in FROM_LESSON}  # functions of a module-less namespace travel by value
 
 

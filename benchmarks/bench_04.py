@@ -23,8 +23,6 @@ all-reduces are on the critical path, which is why TP stays within a node and wh
 from __future__ import annotations
 
 import argparse
-import ast
-import json
 import statistics
 import sys
 import time
@@ -35,6 +33,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 import distlab
+from autograde.notebooks import load_definitions
 from distlab.models import ModelConfig, TinyTransformer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,16 +48,7 @@ QUICK = {"config": dict(vocab_size=64, dim=32, n_heads=4, n_layers=1, max_seq_le
 
 def load_lesson() -> dict:
     """The lesson's operators and block functions (FROM_LESSON), exec'd from its code cells."""
-    ns = {"__name__": "lesson_04", "torch": torch, "dist": dist, "F": F}
-    for cell in json.loads(LESSON.read_text())["cells"]:
-        if cell["cell_type"] == "code":
-            tree = ast.parse("".join(cell["source"]))
-            wanted = [node for node in tree.body if getattr(node, "name", None) in FROM_LESSON]
-            exec(compile(ast.Module(body=wanted, type_ignores=[]), str(LESSON), "exec"), ns)
-    missing = set(FROM_LESSON) - set(ns)
-    if missing:
-        raise SystemExit(f"{LESSON.name} no longer defines {sorted(missing)}")
-    return ns
+    return load_definitions(LESSON, FROM_LESSON, {"__name__": "lesson_04", "torch": torch, "dist": dist, "F": F})
 
 
 def run_contender(kind: str, setup: dict, lesson: dict) -> dict:

@@ -21,8 +21,6 @@ overhead in the measured/simulated ratio, which here is Python, loopback TCP and
 from __future__ import annotations
 
 import argparse
-import ast
-import json
 import queue
 import sys
 import threading
@@ -35,6 +33,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import distlab
+from autograde.notebooks import load_definitions
 from distlab.models import ModelConfig, TinyTransformer, random_batch
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,19 +47,10 @@ P, V, BATCH, SEQ = 4, 2, 16, 32
 
 def load_lesson() -> dict:
     """The lesson's pipeline (FROM_LESSON: definitions and assignments of those names), exec'd from its code cells."""
-    ns = {"__name__": "lesson_05", "torch": torch, "dist": dist, "nn": nn, "F": F, "time": time, "queue": queue,
-          "threading": threading, "distlab": distlab, "ModelConfig": ModelConfig, "TinyTransformer": TinyTransformer,
-          "random_batch": random_batch}
-    for cell in json.loads(LESSON.read_text())["cells"]:
-        if cell["cell_type"] == "code":
-            tree = ast.parse("".join(cell["source"]))
-            wanted = [node for node in tree.body if getattr(node, "name", None) in FROM_LESSON or
-                      (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in FROM_LESSON
-                                                            for t in node.targets))]
-            exec(compile(ast.Module(body=wanted, type_ignores=[]), str(LESSON), "exec"), ns)
-    missing = set(FROM_LESSON) - set(ns)
-    if missing:
-        raise SystemExit(f"{LESSON.name} no longer defines {sorted(missing)}")
+    ns = load_definitions(LESSON, FROM_LESSON, {
+        "__name__": "lesson_05", "torch": torch, "dist": dist, "nn": nn, "F": F, "time": time, "queue": queue,
+        "threading": threading, "distlab": distlab, "ModelConfig": ModelConfig, "TinyTransformer": TinyTransformer,
+        "random_batch": random_batch})
     for method in ("receive", "compute", "send", "finish"):  # the lesson defines them in cells after the class
         setattr(ns["PipelineRank"], method, ns[method])
     return ns

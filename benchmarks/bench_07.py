@@ -23,8 +23,6 @@ lesson of the comparison (the model counts bytes and messages, not a shared CPU)
 from __future__ import annotations
 
 import argparse
-import ast
-import json
 import os
 import sys
 import time
@@ -34,6 +32,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
+from autograde.notebooks import load_definitions
 import distlab
 from distlab.models import KVCache, ModelConfig, TinyTransformer, random_batch, tp_generate
 
@@ -52,15 +51,7 @@ def load_lesson() -> dict:
     """The lesson's functions named in FROM_LESSON, exec'd from its code cells."""
     ns = {"__name__": "lesson_07", "torch": torch, "dist": dist, "F": F, "time": time, "distlab": distlab,
           "KVCache": KVCache, "TinyTransformer": TinyTransformer, "CONFIG": ModelConfig()}
-    for cell in json.loads(LESSON.read_text())["cells"]:
-        if cell["cell_type"] == "code":
-            tree = ast.parse("".join(cell["source"]))
-            wanted = [node for node in tree.body if getattr(node, "name", None) in FROM_LESSON]
-            exec(compile(ast.Module(body=wanted, type_ignores=[]), str(LESSON), "exec"), ns)
-    missing = set(FROM_LESSON) - set(ns)
-    if missing:
-        raise SystemExit(f"{LESSON.name} no longer defines {sorted(missing)}")
-    return ns
+    return load_definitions(LESSON, FROM_LESSON, ns)
 
 
 def slowest(seconds: float) -> float:

@@ -33,12 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # autograde/ is a folder of the repository
-from autograde import notebooks  # noqa: E402
-from distlab.launching.process_tree import kill_tree  # noqa: E402
+from autograde import notebooks
+from distlab.launching.process_tree import kill_tree
 
-GRADE = REPO / "autograde" / "grade.py"
+REPO = Path(__file__).resolve().parents[1]
 STEP_TIMEOUT_S = 1800  # one command of the benchmark (each takes under a minute for 4 students)
 PLAIN_CONFIG = """c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -75,7 +73,7 @@ def write_class(assignment: str, folder: Path, students: int, honest: bool) -> N
 def timed_grade(assignment: str, submissions: Path, out: Path, jobs: int) -> tuple[float, list[dict]]:
     """Wall seconds of grade.py over `submissions`, and its grades.csv rows (fails loudly if grading failed)."""
     started = time.monotonic()
-    (code,) = run_with_deadline([([sys.executable, str(GRADE), assignment, str(submissions), "--out",
+    (code,) = run_with_deadline([([sys.executable, "-m", "autograde.grade", assignment, str(submissions), "--out",
                                    str(out / "grades"), "--work", str(out / "work"), "--jobs", str(jobs)],
                                   out / "grade.log")])
     seconds = time.monotonic() - started

@@ -2,27 +2,11 @@
 
     pytest tests/test_bench_02.py
 """
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_02.py"
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_02", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_lesson_still_defines_what_the_benchmark_runs():
-    bench = load_bench()
-    lesson = bench.load_lesson(bench.QUICK)
-    assert set(lesson) == set(bench.FROM_LESSON) and all(callable(v) for v in lesson.values())
+from _bench import load_bench
 
 
 def test_quick_run_prints_every_contender_with_ratios(capsys):
-    bench = load_bench()
+    bench = load_bench("bench_02")
     bench.main(["--quick"])
     output = capsys.readouterr().out
     rows = [line for line in output.splitlines() if line.startswith("| 2 |")]

@@ -2,29 +2,18 @@
 
     pytest tests/test_bench_05.py
 """
-import importlib.util
 import re
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_05.py"
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_05", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from _bench import load_bench
 
 
-def test_the_lesson_still_defines_what_the_benchmark_runs():
-    bench = load_bench()
-    lesson = bench.load_lesson()
-    assert set(bench.FROM_LESSON) <= set(lesson)
+def test_the_lessons_gpipe_schedule_starts_with_the_forwards_of_the_first_microbatches():
+    lesson = load_bench("bench_05").load_lesson()
     assert lesson["gpipe"](4, 8)[0][:2] == [("F", 0, 0), ("F", 1, 0)]
 
 
 def test_quick_run_prints_every_contender_with_the_simulated_makespans(capsys):
-    bench = load_bench()
+    bench = load_bench("bench_05")
     bench.main(["--quick"])
     output = capsys.readouterr().out
     setup = bench.QUICK

@@ -2,22 +2,13 @@
 
     pytest tests/test_bench_06.py
 """
-import importlib.util
 import re
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_06.py"
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_06", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from _bench import load_bench
 
 
 def test_quick_run_prints_every_contender_and_ratio(capsys):
-    bench = load_bench()
+    bench = load_bench("bench_06")
     bench.main(["--quick"])
     output = capsys.readouterr().out
     for contender in ("cap 0.01 MB", "cap 25 MB", "after backward", "no communication", "fp32", "bf16 autocast",

@@ -3,13 +3,13 @@ shared.
 
     pytest tests/test_benchmarks.py
 """
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from _bench import load_bench
 from distlab.launching.process_tree import kill_tree
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -38,10 +38,7 @@ def test_quick_run_prints_both_tables():
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_01", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bench_01")
 
 
 def test_fresh_process_contenders_return_every_rank(bench, tmp_path):

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograde import grade as grade_module
+from autograde import notebooks
+from autograde.feedback_html import clean
+from autograde.worker import plain
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from autograde import grade as grade_module  # noqa: E402
-from autograde import notebooks  # noqa: E402
-from autograde.feedback_html import clean  # noqa: E402
-from autograde.worker import plain  # noqa: E402
 
 ASSIGNMENT = "07_inference"
 (SOURCE,) = notebooks.assignment_notebooks(ASSIGNMENT)

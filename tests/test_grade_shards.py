@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from autograde import notebooks
+from autograde.grade import SANDBOXED as SANDBOX
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from autograde import notebooks  # noqa: E402
-from autograde.grade import SANDBOXED as SANDBOX  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("nbgrader")
 ASSIGNMENT = "07_inference"  # the set quickest to grade (~5 s a student; set 01's ring launches take ~30 s)
@@ -52,7 +52,7 @@ def test_shards_merged_give_each_student_the_grades_of_one_run(tmp_path):
         assert part.returncode == 0, part.stdout + part.stderr
     shards = sorted(str(p) for p in (tmp_path / "array").glob("shard-*"))
     assert len(shards) == SHARDS
-    merged = subprocess.run([sys.executable, "autograde/merge.py", *shards, "--out", str(tmp_path / "merged")],
+    merged = subprocess.run([sys.executable, "-m", "autograde.merge", *shards, "--out", str(tmp_path / "merged")],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert merged.returncode == 0, merged.stdout + merged.stderr
     got = grades(tmp_path / "merged" / "grades.csv")
@@ -73,7 +73,6 @@ def test_shards_merged_give_each_student_the_grades_of_one_run(tmp_path):
 
 
 def test_merge_refuses_a_missing_shard(tmp_path):
-    sys.path.insert(0, str(REPO / "autograde"))
     from autograde import merge
     import json
     for k in (0, 2):

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from autograde import notebooks
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from autograde import notebooks  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("nbgrader")
 HOSTILE = REPO / "tests" / "hostile"
@@ -92,7 +92,7 @@ def hostile_run(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(f"hostile-{assignment}")
     expect = make_class(assignment, tmp / "submissions")
     startup_before = ipython_startup_hash()
-    command = [sys.executable, str(REPO / "autograde" / "grade.py"), assignment, str(tmp / "submissions"), "--out",
+    command = [sys.executable, "-m", "autograde.grade", assignment, str(tmp / "submissions"), "--out",
                str(tmp / "out"), "--work", str(tmp / "work"), "--jobs", "2", "--budget", str(BUDGET_S),
                "--cell-timeout", str(CELL_TIMEOUT_S)]
     env = {k: v for k, v in os.environ.items() if k != "PATH"} | {"PATH": "/usr/bin:/bin"}

@@ -53,9 +53,9 @@ from pathlib import Path
 
 import pytest
 
+from autograde import notebooks
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from autograde import notebooks  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("nbgrader")  # with pytest -n --dist loadgroup: one worker, one grading run
 
@@ -361,7 +361,7 @@ def run_grading(assignment: str, tmp: Path, student_dir: Path) -> Grading:
     (submissions / NOT_SUBMITTED).mkdir()
 
     out, work = tmp / "out", tmp / "work"
-    command = [sys.executable, str(REPO / "autograde" / "grade.py"), assignment, str(submissions), "--out", str(out),
+    command = [sys.executable, "-m", "autograde.grade", assignment, str(submissions), "--out", str(out),
                "--work", str(work), "--jobs", str(JOBS)]
     env = {k: v for k, v in os.environ.items() if k != "PATH"} | {"PATH": "/usr/bin:/bin"}  # grade.py sets PATH itself
     result = subprocess.run(command, capture_output=True, text=True, timeout=GRADE_TIMEOUT_S, env=env, cwd=tmp)
@@ -754,6 +754,24 @@ def test_warnings_pass_and_errors_fail_validate(tmp_path, assignment=ASSIGNMENTS
     assert not set(results) - {"failed"}, results
 
 
+
+@pytest.mark.parametrize("other_defines_the_grading_step", [True, False], ids=["another checkout", "broken import"])
+def test_nbgrader_stops_unless_it_imports_this_checkouts_autograde(tmp_path, other_defines_the_grading_step):
+    """nbgrader runs in autograde/ and imports `autograde` from the environment (nbgrader_config.py): another
+    checkout's, or an import that fails, must end it. traitlets would log the error and run nbgrader with its
+    defaults, its Execute included: every student's code unsandboxed, in the grader."""
+    other = tmp_path / "other" / "autograde"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("")
+    if other_defines_the_grading_step:
+        (other / "sandboxed_execute.py").write_text("SandboxedExecute = None\n")
+    env = notebooks.nbgrader_env(tmp_path / "work") | {"PYTHONPATH": str(other.parent)}
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "db", "student", "list"], cwd=notebooks.AUTOGRADE,
+                            env=env, capture_output=True, text=True, timeout=300)
+    says = f"`import autograde` gives {other}" if other_defines_the_grading_step else "No module named 'autograde."
+    assert result.returncode != 0 and says in result.stderr, result.stdout + result.stderr
+    assert not (tmp_path / "work" / "gradebook.db").exists()
+
 # --- the release ------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -761,7 +779,7 @@ def test_exercises_are_what_nbgrader_generates_from_solutions(assignment, releas
     generated = released(assignment)
     for source in notebooks.assignment_notebooks(assignment):
         committed = notebooks.EXERCISES / assignment / source.name
-        assert committed.exists(), f"{committed} is missing: run `python autograde/release.py {assignment}`"
+        assert committed.exists(), f"{committed} is missing: run `python -m autograde.release {assignment}`"
         problems = notebooks.release_differences(committed, generated / source.name)
         assert not problems, (f"exercises/{assignment}/{source.name} is not what nbgrader generates from solutions/ "
-                              f"(run `python autograde/release.py {assignment}` and commit both):\n  " + "\n  ".join(problems))
+                              f"(run `python -m autograde.release {assignment}` and commit both):\n  " + "\n  ".join(problems))

@@ -9,16 +9,15 @@ import copy
 import csv
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
+from autograde import grade as grade_module
+from autograde import notebooks
+from autograde.normalise import normalise_submission
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from autograde import grade as grade_module  # noqa: E402
-from autograde import notebooks  # noqa: E402
-from autograde.normalise import normalise_submission  # noqa: E402
 
 ASSIGNMENT = "07_inference"  # the quickest set to grade (~5 s a student)
 (SOURCE,) = notebooks.assignment_notebooks(ASSIGNMENT)

@@ -16,11 +16,11 @@ import psutil
 import pytest
 import torch
 
+from _timing import sooner_than
+from autograde.cgroup import StudentGroup
+from autograde.sandbox import ERROR_CAP, OUTPUT_CAP, SandboxError, StudentError, Submission, sandbox_problem
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from autograde.cgroup import StudentGroup  # noqa: E402
-from _timing import sooner_than  # noqa: E402
-from autograde.sandbox import ERROR_CAP, OUTPUT_CAP, SandboxError, StudentError, Submission, sandbox_problem  # noqa: E402
 
 pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
 IMPORTS = "import torch\nimport torch.distributed as dist\nimport distlab"
@@ -73,9 +73,10 @@ def test_objects_that_are_not_plain_data_are_refused():
 
 def test_the_sandbox_sees_no_repository_no_secrets_and_no_network():
     probe = f"""
-import os, socket
+import importlib.util, os, socket
 def look():
     seen = {{'repo': os.path.exists({str(REPO / 'solutions')!r}), 'autograde': os.path.exists({str(REPO / 'autograde')!r}),
+            'imports_the_grader': importlib.util.find_spec('autograde') is not None,
             'env': sorted(k for k in os.environ if 'DISTLAB' in k or 'SECRET' in k), 'pids': sum(p.isdigit() for p in os.listdir('/proc'))}}
     try:
         socket.create_connection(('1.1.1.1', 80), timeout=2)
@@ -96,6 +97,7 @@ def look():
     finally:
         del os.environ["DISTLAB_SECRET_FOR_TEST"]
     assert seen["repo"] is False and seen["autograde"] is False and seen["env"] == [], seen
+    assert seen["imports_the_grader"] is False, seen  # installed (pip install -e .), its folder is still not mounted
     assert seen["net"] is False, seen
     assert seen["pids"] < 20, f"the sandbox sees {seen['pids']} processes: not its own PID namespace?"
     for folder in (REPO, Path.home(), Path("/tmp"), Path("/usr")):
@@ -305,7 +307,7 @@ def test_a_cell_that_kills_its_process_stops_the_submission_after_a_few_restarts
 def test_grading_refuses_without_bubblewrap(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PATH"} | {"PATH": str(tmp_path)}  # no bwrap on this PATH
     (tmp_path / "subs").mkdir()
-    result = subprocess.run([sys.executable, str(REPO / "autograde" / "grade.py"), "01_data_parallelism",
+    result = subprocess.run([sys.executable, "-m", "autograde.grade", "01_data_parallelism",
                              str(tmp_path / "subs"), "--out", str(tmp_path / "out")], env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 2 and "bubblewrap" in result.stderr and "--unsafe-no-sandbox" in result.stderr

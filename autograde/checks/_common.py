@@ -58,7 +58,7 @@ def ranks_import_dynamo(assignment: str) -> bool:
     `__torch_dispatch__` in a lazy `_disable_dynamo`), and some of TinyTransformer's backward. The ranks' forkserver
     imports it once per student, or every rank of every launch imports it again. A checks module that says
     `RANKS_IMPORT_DYNAMO = False` gets a sandbox whose forkserver does not: only where grading the solution is
-    measured faster that way (`python autograde/try_checks.py <set>` prints the time of each check)."""
+    measured faster that way (`python -m autograde.try_checks <set>` prints the time of each check)."""
     return getattr(importlib.import_module(f"autograde.checks.{assignment}"), "RANKS_IMPORT_DYNAMO", True)
 
 
