@@ -762,13 +762,16 @@ def test_nbgrader_stops_unless_it_imports_this_checkouts_autograde(tmp_path, oth
     defaults, its Execute included: every student's code unsandboxed, in the grader."""
     other = tmp_path / "other" / "autograde"
     other.mkdir(parents=True)
-    (other / "__init__.py").write_text("")
     if other_defines_the_grading_step:
+        (other / "__init__.py").write_text("")
         (other / "sandboxed_execute.py").write_text("SandboxedExecute = None\n")
+    else:  # an `autograde` whose import fails (a missing dependency, say)
+        (other / "__init__.py").write_text("import a_module_that_is_not_installed\n")
     env = notebooks.nbgrader_env(tmp_path / "work") | {"PYTHONPATH": str(other.parent)}
     result = subprocess.run([sys.executable, "-m", "nbgrader", "db", "student", "list"], cwd=notebooks.AUTOGRADE,
                             env=env, capture_output=True, text=True, timeout=300)
-    says = f"`import autograde` gives {other}" if other_defines_the_grading_step else "No module named 'autograde."
+    says = (f"`import autograde` gives {other}" if other_defines_the_grading_step
+            else "No module named 'a_module_that_is_not_installed'")
     assert result.returncode != 0 and says in result.stderr, result.stdout + result.stderr
     assert not (tmp_path / "work" / "gradebook.db").exists()
 
