@@ -605,7 +605,8 @@ def mesh_groups_small_meshes(student):
 
 @check
 def mesh_groups_equal_device_mesh(student):
-    """mesh_groups equals the groups of a real DeviceMesh (init_device_mesh on 8 ranks) for several shapes."""
+    """mesh_groups gives the layout init_device_mesh builds (the visible cell compares with a real 8-rank DeviceMesh)
+    for every (dp, pp, tp) of 8 and of 16 ranks, and for larger meshes with tp = 8."""
     shapes = [(dp, pp, n // (dp * pp)) for n in (8, 16) for dp in range(1, n + 1) for pp in range(1, n + 1)
               if n % (dp * pp) == 0]
     shapes += [(dp, pp, 8) for dp, pp, _ in drawn_mesh_shapes("mesh_groups_equal_device_mesh", 4, 8)]
