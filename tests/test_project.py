@@ -54,6 +54,11 @@ def test_notebooks_are_committed_clean(path):
             assert cell["outputs"] == [] and cell["execution_count"] is None, f"outputs left in {where}"
             markers = [line for line in "".join(cell["source"]).splitlines() if NBVAL_COMMENT.match(line)]
             assert not markers, f"{markers[0]!r} in {where}: give the cell nbval's tag (e.g. nbval-ignore-output)"
+    if (notebook["nbformat"], notebook["nbformat_minor"]) >= (4, 5):  # nbformat 4.5 gives every cell an id
+        ids = [cell.get("id") for cell in notebook["cells"]]
+        missing = [index for index, cell_id in enumerate(ids) if not cell_id]
+        assert not missing, f"{path.name}: cells {missing} have no id (nbformat warns; a future version refuses it)"
+        assert len(set(ids)) == len(ids), f"{path.name}: two cells share an id"
 
 
 def test_every_lesson_has_an_exercise_set_and_a_solution_set():
