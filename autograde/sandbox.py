@@ -27,13 +27,12 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from distlab.launching.launcher import Deadline
 
 from autograde.bwrap import (SANDBOX_WORKER, WORKER, bwrap_command, sandbox_env,  # noqa: F401 - re-exported
                              apply_limits, sandbox_problem, set_limits)
@@ -67,24 +66,6 @@ class StudentError(Exception):
 
 class SandboxError(Exception):
     """The sandbox stopped answering: a deadline passed, the worker died, or it broke the protocol."""
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """A moment on the monotonic clock, and the allowance that set it (the messages name the allowance)."""
-    at: float
-    seconds: float
-
-    @classmethod
-    def after(cls, seconds: float) -> Deadline:
-        return cls(time.monotonic() + seconds, seconds)
-
-    def left(self) -> float:
-        """Seconds until the deadline: negative once it has passed."""
-        return self.at - time.monotonic()
-
-    def passed(self) -> bool:
-        return time.monotonic() >= self.at
 
 
 class Submission:

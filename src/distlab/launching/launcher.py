@@ -110,9 +110,21 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
 
 @dataclass(frozen=True)
 class Deadline:
-    """A moment on `time.monotonic()`'s clock, and the limit in seconds it was set from (the error names it)."""
+    """A moment on `time.monotonic()`'s clock, and the limit in seconds it was set from (the error names it). The
+    grader's sandbox (autograde.sandbox) keeps its budget and each frame's limit as one too."""
     at: float
     seconds: float
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(time.monotonic() + seconds, seconds)
+
+    def left(self) -> float:
+        """Seconds until the deadline: negative once it has passed."""
+        return self.at - time.monotonic()
+
+    def passed(self) -> bool:
+        return time.monotonic() >= self.at
 
 
 def _wait(ranks: Ranks, failures: FailureReports, deadline: Deadline, startup: Deadline) -> list:
