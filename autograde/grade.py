@@ -43,8 +43,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -55,7 +57,7 @@ from pathlib import Path
 from autograde import notebooks
 from autograde.cgroup import MEMORY_BYTES, TASKS, StudentGroup
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes
-from autograde.normalise import normalise_submission
+from autograde.normalise import Refused, normalise_submission
 from autograde.report import summary_table, write_csv
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
@@ -64,6 +66,8 @@ WORK_MARKER = ".distlab-grading-work"
 GRADED, NOT_SUBMITTED, FAILED, INVALID_ID = "graded", "not submitted", "grading failed", "invalid student id"
 SUBMITTED = "submitted"  # handed in, not graded yet: every such student ends GRADED or FAILED
 SANDBOXED, UNSAFE = "bubblewrap", "none (unsafe)"
+SUBMISSION_BYTES = 2**30  # all the files of one student's folder together: set 03 invites checkpoints (~MBs each)
+SUBMISSION_ENTRIES = 10_000  # files and folders in one student's folder
 
 
 def main(argv=None) -> int:
@@ -167,10 +171,11 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     grades.json, feedback/, grading.log to `out`."""
     limits = with_defaults(limits)
     names = [p.stem for p in notebooks.assignment_notebooks(assignment)]
-    students = collect(submissions, assignment, names)
-    students = {s: info for i, (s, info) in enumerate(students.items()) if i % shard[1] == shard[0]}
+    everyone = collect(submissions, assignment, names)
+    students = {s: info for i, (s, info) in enumerate(everyone.items()) if i % shard[1] == shard[0]}
     guarded = [notebooks.SOLUTIONS, notebooks.EXERCISES, notebooks.AUTOGRADE, submissions.resolve()]
-    before = tree_hashes(guarded, skip=[work, out.resolve()])
+    unread = [work, out.resolve(), *(submissions.resolve() / s for s, i in everyone.items() if i["status"] == FAILED)]
+    before = tree_hashes(guarded, skip=unread)  # a refused folder is never read, not even to hash it
     stage(assignment, work)
     out.mkdir(parents=True, exist_ok=True)
     submitted = [s for s, info in students.items() if info["status"] == SUBMITTED]
@@ -179,6 +184,9 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
         _log(log, f"grading {assignment}: {len(submitted)} submission(s) in {len(groups)} group(s); work folder {work}")
         release(assignment, groups, work, log)
         hand_in(students, groups, assignment)
+        for student, info in students.items():
+            if info.get("reason"):
+                _log(log, f"{student}: {FAILED}: {info['reason']}")
         logs = autograde_groups(assignment, students, groups, work, timeout, limits, log)
         run_groups(["generate_feedback", assignment, "--force"], groups, work, None)
         keep_group_logs(groups, log)
@@ -188,7 +196,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     report = {"assignment": assignment, "cells": cells, "students": students, "max_score": sum(cells.values()),
               "shard": list(shard), "limits": limits, "gradebook_corrections": corrections}
     write_report(report, out)
-    changed = compare_hashes(before, tree_hashes(guarded, skip=[work, out.resolve()]))
+    changed = compare_hashes(before, tree_hashes(guarded, skip=unread))
     if changed:
         raise FilesChanged("\n".join(changed))
     return report
@@ -245,14 +253,24 @@ def release(assignment: str, groups: list[Group], work: Path, log) -> None:
 
 
 def hand_in(students: dict, groups: list[Group], assignment: str) -> None:
-    """Each student's notebooks into its group's submitted/ folder, normalised (the corrections go in `students`)."""
+    """Each student's notebooks into its group's submitted/ folder, normalised (the corrections go in `students`);
+    a student whose notebook normalise refuses leaves its group, FAILED, with the reason."""
+    sources = {path.stem: path for path in notebooks.assignment_notebooks(assignment)}
     for group in groups:
-        for student in group.students:
-            for name, path in students[student]["files"].items():
-                dest = group.folder / "submitted" / student / assignment / f"{name}.ipynb"
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                corrected = normalise_submission(path, dest)  # what would stop nbgrader for the whole group
-                students[student].setdefault("corrections", []).extend(f"{name}: {c}" for c in corrected)
+        for student in list(group.students):
+            corrections = []
+            try:
+                for name, path in students[student]["files"].items():
+                    dest = group.folder / "submitted" / student / assignment / f"{name}.ipynb"
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    corrected = normalise_submission(path, dest, sources.get(name))  # what would stop nbgrader
+                    corrections += [f"{name}: {c}" for c in corrected]
+            except Refused as exc:
+                students[student].update(status=FAILED, reason=f"{name}.ipynb: {exc}")
+                group.students.remove(student)
+                shutil.rmtree(group.folder / "submitted" / student)
+                continue
+            students[student].setdefault("corrections", []).extend(corrections)
 
 
 def autograde_groups(assignment: str, students: dict, groups: list[Group], work: Path, timeout, limits: dict,
@@ -285,21 +303,64 @@ def _autograded(folder: Path, assignment: str, student: str, files: dict) -> boo
 
 
 def collect(submissions: Path, assignment: str, names: list[str]) -> dict:
-    """{student_id: {"status", "files": {notebook name: path}}} for each folder in `submissions`."""
+    """{student_id: {"status", "files": {notebook name: path}}} for each folder in `submissions`. A folder that
+    holds a symbolic link (or is one), anything but files and folders, more than SUBMISSION_BYTES or more than
+    SUBMISSION_ENTRIES is refused without reading a file of it: status FAILED, and a "reason" that says why."""
     students = {}
-    for folder in sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        student = folder.name
+    with os.scandir(submissions) as entries:
+        folders = sorted((e.name, Path(e.path)) for e in entries if not e.name.startswith(".") and e.is_dir())
+    for student, folder in folders:  # is_dir() follows a link: a linked folder is refused below, by name
         if not STUDENT_ID.fullmatch(student):
             students[student] = {"status": INVALID_ID, "files": {}}
             continue
-        files = {}
-        for name in names:
-            for candidate in (folder / f"{name}.ipynb", folder / assignment / f"{name}.ipynb"):
-                if candidate.is_file():
-                    files[name] = candidate
-                    break
-        students[student] = {"status": SUBMITTED if files else NOT_SUBMITTED, "files": files}
+        try:
+            problem = folder_problem(folder)
+            files = {} if problem else notebook_files(folder, assignment, names)
+        except OSError as exc:
+            problem, files = f"its folder could not be read ({exc.strerror}: {exc.filename!r})", {}
+        if problem:
+            students[student] = {"status": FAILED, "files": {}, "reason": problem}
+        else:
+            students[student] = {"status": SUBMITTED if files else NOT_SUBMITTED, "files": files}
     return students
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why a student's folder cannot be graded, or None: it is walked without following anything (a link to a
+    classmate's notebook or to /proc/self/cwd/solutions/ would be read as the grader), to the first problem."""
+    if folder.is_symlink():
+        return f"the folder is a symbolic link (to {os.readlink(folder)!r}): a submission may hold no links"
+    count, size, stack = 0, 0, [folder]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                shown, info = os.path.relpath(entry.path, folder), entry.stat(follow_symlinks=False)
+                if stat.S_ISLNK(info.st_mode):
+                    return (f"{shown!r} is a symbolic link (to {os.readlink(entry.path)!r}): a submission may hold "
+                            f"no links")
+                if stat.S_ISDIR(info.st_mode):
+                    stack.append(entry.path)
+                elif stat.S_ISREG(info.st_mode):
+                    size += info.st_size  # the size a reader reads: a sparse file counts whole
+                else:
+                    return f"{shown!r} is not a file or a folder ({stat.filemode(info.st_mode)})"
+                count += 1
+                if count > SUBMISSION_ENTRIES:
+                    return f"it holds more than {SUBMISSION_ENTRIES:,} files and folders, the most a submission may"
+                if size > SUBMISSION_BYTES:
+                    return f"its files hold more than {SUBMISSION_BYTES / 2**30:g} GiB, the most a submission may"
+    return None
+
+
+def notebook_files(folder: Path, assignment: str, names: list[str]) -> dict[str, Path]:
+    """{notebook name: path} of the assignment's notebooks in a student's folder (checked: it holds no link)."""
+    files, inside = {}, folder.resolve()
+    for name in names:
+        for candidate in (folder / f"{name}.ipynb", folder / assignment / f"{name}.ipynb"):
+            if candidate.is_file() and inside in candidate.resolve().parents:
+                files[name] = candidate
+                break
+    return files
 
 
 def run_groups(args: list[str], groups: list[Group], work: Path, timeout, log_name: str = "") -> dict:
