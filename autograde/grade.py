@@ -30,9 +30,10 @@ system lets the grader make one (autograde/cgroup.py; grades.json's limits say w
 nbgrader's working state (gradebook.db, submitted/, autograded/, feedback/) goes to --work (default
 autograde/work/<assignment>, git-ignored), which is emptied first. With --jobs N the students are split into N
 groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/group-<k>. One
-notebook never stops another's grading: each is normalised first (autograde/normalise.py: a cell pasted twice, empty
-nbgrader metadata; the corrections are in grades.json), and a student nbgrader left ungraded with its group is graded
-again alone.
+notebook never stops another's grading: a folder holding a symbolic link, or over SUBMISSION_BYTES or
+SUBMISSION_ENTRIES, is refused (grades.json's `reason`); each notebook is normalised first (autograde/normalise.py: a
+cell pasted twice, empty nbgrader metadata, a test cell made markdown; the corrections are in grades.json, and what
+it cannot read is refused with the reason), and a student nbgrader left ungraded with its group is graded again alone.
 solutions/, exercises/, autograde/ and the submissions are hashed before and after: if anything changed, the
 command says what and exits 3. A manual score or extra credit that appears in the gradebook while grading is reset.
 

@@ -178,7 +178,7 @@ def restore_from_source(cell, known: dict[str, tuple[str, dict]]) -> str | None:
     if "cell_type" in rest:  # nbgrader records the released cell type in its metadata too
         rest["cell_type"] = cell_type
     cell["metadata"]["nbgrader"] = {**rest, **copy.deepcopy(roles)}
-    return f"{grade_id!r}'s {' and '.join(changed)} restored from the assignment"
+    return f"{' and '.join(changed)} of {grade_id!r} restored from the assignment"
 
 
 def surrogates_replaced(notebook) -> str:

@@ -5,7 +5,11 @@
 Each file of tests/hostile/<assignment>/ is one attack (its header says what it does): its code takes the place of
 the first solution cell (or the last, with `# cell: last`; or the one named, `# cell: <grade_id>`), and every other
 solution cell stays as released, so an attack can only score by forging a verdict. It must score 0 in every cell, or
-in the cells `# zero:` lists (an attack that forges one part may honestly pass another, e.g. a dict that loads). Graded in the same run: honest controls, the reference solution and a
+in the cells `# zero:` lists (an attack that forges one part may honestly pass another, e.g. a dict that loads).
+Each file of tests/hostile/<assignment>/folders/ is a submission folder no notebook cell can make (a symbolic link,
+JSON nested 100,000 deep, a 1 GiB checkpoint): its `make(folder, solution, name)` fills the student's folder, the
+solution at hand, and the student must be refused before grading, its reason in grades.json containing the
+header's `# reason:`. Graded in the same run: honest controls, the reference solution and a
 noisy honest notebook (warnings, magics, a hook, output, files in its folder: what some attacks also do) must score
 full marks. After the run: no file of the course or of the submissions changed (grade.py exits 3 if one did), no
 process of an attack is left, the instructor's IPython startup folder is untouched, nothing an attack tried to
@@ -16,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import runpy
 import subprocess
 import sys
 import time
@@ -55,9 +60,9 @@ def header(path: Path, key: str, default: str = "") -> str:
     return default
 
 
-def make_class(assignment: str, folder: Path) -> dict[str, str | list[str]]:
-    """Write one submission per attack plus the honest controls; returns {student: "full", "zero", or the cells that
-    must score zero}."""
+def make_class(assignment: str, folder: Path) -> dict[str, str | list[str] | tuple[str, str]]:
+    """Write one submission per attack plus the honest controls; returns {student: "full", "zero", the cells that
+    must score zero, or ("refused", what its reason says)}."""
     (source,) = notebooks.assignment_notebooks(assignment)
     released = notebooks.EXERCISES / assignment / source.name
     solutions = list(notebooks.solution_cells(source))
@@ -70,6 +75,11 @@ def make_class(assignment: str, folder: Path) -> dict[str, str | list[str]]:
         notebooks.write_notebook(notebook, folder / f"hostile-{attack.stem}" / source.name)
         zero = header(attack, "zero")
         expect[f"hostile-{attack.stem}"] = [c.strip() for c in zero.split(",")] if zero else "zero"
+    for case in sorted((HOSTILE / assignment / "folders").glob("*.py")):
+        student = folder / f"hostile-{case.stem}"
+        student.mkdir(parents=True)
+        runpy.run_path(str(case))["make"](student, notebooks.make_submission(released, source), source.name)
+        expect[student.name] = ("refused", header(case, "reason"))
     notebooks.write_notebook(notebooks.make_submission(released, source), folder / "honest-solution" / source.name)
     noisy = notebooks.make_submission(released, source)
     imports = next(i for i, c in enumerate(noisy["cells"]) if notebooks.grade_id(c) == "imports")
@@ -125,7 +135,9 @@ def test_every_attack_scores_zero(hostile_run):
             continue
         info = students[student]
         assert info["status"] in ("graded", "grading failed"), f"{student}: {info['status']}"
-        if expected == "zero":
+        if isinstance(expected, tuple):  # refused before grading: the reason says why
+            assert info["status"] == "grading failed" and expected[1] in info.get("reason", ""), f"{student}: {info}"
+        elif expected == "zero":
             assert not info.get("score"), f"{student} scored {info.get('score')}: {info.get('cells')}"
         else:
             scored = {cell: (info.get("cells") or {}).get(cell) for cell in expected}

@@ -183,7 +183,7 @@ def test_a_test_cell_turned_into_markdown_gets_its_type_and_metadata_back(tmp_pa
     out, corrections = normalised(tmp_path, markdown_test_cell(), SOURCE)
     assert out == json.loads(json.dumps(honest()))
     first_test = next(iter(notebooks.test_cells(SOURCE)))
-    assert len(corrections) == 1 and f"{first_test!r}'s cell type ('markdown' for 'code')" in corrections[0]
+    assert len(corrections) == 1 and f"cell type ('markdown' for 'code') of {first_test!r}" in corrections[0]
 
 
 def test_a_solution_cell_claiming_grade_and_points_gets_the_sources_metadata(tmp_path):
@@ -322,27 +322,61 @@ def test_tree_hashes_read_a_large_file_in_chunks(tmp_path):
     assert int(grown_kib) < 48 * 1024, f"hashing a {size >> 20} MiB file grew the process by {grown_kib} KiB"
 
 
-def grade_class(tmp_path, name: str, students: dict[str, dict]) -> dict[str, dict]:
+def grade_class(tmp_path, name: str, students: dict) -> dict[str, dict]:
+    """Grade one group (--jobs 1); each student a notebook, or a function that fills its folder. The CSV's rows, each
+    with grades.json's `reason` and `corrections` added."""
     subs = tmp_path / name / "subs"
     for student, notebook in students.items():
-        notebooks.write_notebook(notebook, subs / student / SOURCE.name)
+        if callable(notebook):
+            (subs / student).mkdir(parents=True)
+            notebook(subs / student)
+        else:
+            write(notebook, subs / student / SOURCE.name)
     out = tmp_path / name / "out"
     grade_module.grade(ASSIGNMENT, subs, out, tmp_path / name / "work", jobs=1,
                        limits={"budget_s": 120.0, "cell_timeout_s": 30.0})
+    report = json.loads((out / "grades.json").read_text())["students"]
     with open(out / "grades.csv") as f:
-        return {row["student_id"]: row for row in csv.DictReader(f)}
+        return {row["student_id"]: {**row, "reason": report[row["student_id"]].get("reason"),
+                                    "corrections": report[row["student_id"]].get("corrections", [])}
+                for row in csv.DictReader(f)}
+
+
+def honest_mistakes(folder: Path) -> None:
+    """Every honest mistake at once (each is a unit test above; one grading is ~5 s): a test cell made markdown, a
+    solution cell claiming 100 points, half an emoji, saved with a UTF-8 byte-order mark."""
+    notebook = markdown_test_cell()
+    first_solution = next(iter(notebooks.solution_cells(SOURCE)))
+    cell_of(notebook, first_solution)["metadata"]["nbgrader"].update(grade=True, points=100)
+    notebook["cells"].append(lone_surrogate()["cells"][-1])
+    (folder / SOURCE.name).write_bytes(b"\xef\xbb\xbf" + json.dumps(notebook).encode())
+
+
+REFUSED = {  # refused alone, with the reason
+    "f-deep-metadata": (lambda d: (d / SOURCE.name).write_text(deep_metadata()), "nests deeper than"),
+    "e-link-to-classmate": (lambda d: (d / SOURCE.name).symlink_to(f"../c-honest/{SOURCE.name}"),
+                            "is a symbolic link (to '../c-honest/"),
+}
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading needs bubblewrap")
 def test_a_pasted_cell_or_empty_metadata_costs_nobody_a_point(tmp_path):
     """Graded as one group (--jobs 1), the broken notebooks first: before, nbgrader stopped at the first of them
-    and every later student was 'grading failed'. Now all score full marks, and the honest student's row is the
-    one it gets in a class without them."""
+    and every later student was 'grading failed'; a notebook nested 100,000 deep or with half an emoji stopped
+    grade.py itself; a byte-order mark, a test cell made markdown, a solution cell claiming 100 points cost their
+    student the grade or 2 points; a link to a classmate's notebook scored full marks. Now the honest mistakes score
+    full marks, the refused students fail alone with the reason, and the honest student's row is the one it gets
+    in a class without them."""
     rows = grade_class(tmp_path, "mixed", {"a-pasted-twice": pasted_twice(), "b-empty-metadata": empty_metadata(),
-                                           "c-honest": honest()})
+                                           "c-honest": honest(), "d-honest-mistakes": honest_mistakes,
+                                           **{s: make for s, (make, _) in REFUSED.items()}})
     alone = grade_class(tmp_path, "alone", {"c-honest": honest()})
-    assert {s: r["status"] for s, r in rows.items()} == dict.fromkeys(rows, "graded"), rows
-    assert all(r["score"] == r["max_score"] for r in rows.values()), rows
+    for student, (_, reason) in REFUSED.items():
+        assert rows[student]["status"] == "grading failed" and reason in rows[student]["reason"], rows[student]
+    graded = {s: r for s, r in rows.items() if s not in REFUSED}
+    assert {s: r["status"] for s, r in graded.items()} == dict.fromkeys(graded, "graded"), rows
+    assert all(r["score"] == r["max_score"] for r in graded.values()), graded
+    assert len(rows["d-honest-mistakes"]["corrections"]) == 3, rows["d-honest-mistakes"]
     drop = {"seconds"}
     assert {k: v for k, v in rows["c-honest"].items() if k not in drop} == \
         {k: v for k, v in alone["c-honest"].items() if k not in drop}
