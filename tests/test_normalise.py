@@ -190,7 +190,9 @@ def test_a_solution_cell_claiming_grade_and_points_gets_the_sources_metadata(tmp
     """nbgrader looked its grade_id up among the graded cells: MissingEntry, 'grading failed'."""
     out, corrections = normalised(tmp_path, solution_claiming_points(), SOURCE)
     assert out == json.loads(json.dumps(honest()))
-    assert len(corrections) == 1 and "nbgrader metadata restored from the assignment" in corrections[0]
+    first_solution = next(iter(notebooks.solution_cells(SOURCE)))
+    index = next(i for i, c in enumerate(out["cells"]) if notebooks.grade_id(c) == first_solution)
+    assert corrections == [f"cell {index}: nbgrader metadata of {first_solution!r} restored from the assignment"]
 
 
 def test_a_graded_cell_the_assignment_does_not_have_becomes_ordinary(tmp_path):
