@@ -84,7 +84,8 @@ def fallback_page(nb, title: str, reason: str, scores: dict) -> str:
             elif output.get("output_type") == "error":
                 outputs.append("\n".join(map(str, output.get("traceback", []))) or str(output.get("evalue", "")))
         score = scores.get(meta.get("grade_id"))
+        shown = html.escape("".join(outputs)[:20_000])
         rows.append(f"<h3><code>{html.escape(str(meta.get('grade_id')))}</code> (Score: {html.escape(str(score))} / "
-                    f"{html.escape(str(meta.get('points')))})</h3>\n<pre>{html.escape(''.join(outputs)[:20_000])}</pre>")
+                    f"{html.escape(str(meta.get('points')))})</h3>\n<pre>{shown}</pre>")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head><body>\n"
             f"<h1>{html.escape(title)}</h1>\n<p>{html.escape(reason)}</p>\n" + "\n".join(rows) + "\n</body></html>\n")

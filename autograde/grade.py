@@ -1,6 +1,7 @@
 """Grade a folder of submissions: each student's code runs in a sandbox, each test is decided by a trusted check.
 
-    python -m autograde.grade 01_data_parallelism path/to/submissions --out grading/ [--jobs 2]
+    python -m autograde.grade 01_data_parallelism path/to/submissions [--jobs 2]    # to grading/01_data_parallelism/
+    python -m autograde.grade 01_data_parallelism path/to/submissions --only alice   # regrade one into those results
     python -m autograde.grade 01_data_parallelism path/to/submissions --out grading/shard-3 --shard 3/10   # a part
     python -m autograde.merge grading/shard-* --out grading/all                                           # the whole
 
@@ -9,11 +10,14 @@ Submissions, one folder per student (the folder's name is the student id: letter
     path/to/submissions/<student_id>/data_parallelism.ipynb              the notebook as the student saved it
     path/to/submissions/<student_id>/01_data_parallelism/data_parallelism.ipynb    (nbgrader's own layout, also read)
 
-Writes, in --out:
+Writes, in --out (default grading/<assignment>/; never over another set's or another class's results), grades first:
 
-    grades.csv                      one row per student: status, score, max_score, seconds, sandbox, each test cell
-    grades.json                     the same with each cell's maximum, the shard, and what grading had to correct
+    grades.csv                      one row per student: status, score, ..., flags, then a column per test cell
+    report.txt                      per test, how many passed; per student, what to look at (also printed)
+    grades.json                     the same with each test's outcome, the shard, the checks' secret seed (--only
+                                    regrades with it), and what grading had to correct
     feedback/<student_id>/data_parallelism.html    the graded notebook: every check's output and score
+    feedback/mathjax/               MathJax for the pages (no network)
     grading.log                     nbgrader's log (why a student's notebook could not be graded, if one could not)
 
 How (autograde/README.md has the threat model): nbgrader keeps the bookkeeping (gradebook, feedback), but its
@@ -37,7 +41,8 @@ solutions/, exercises/, autograde/ and the submissions are hashed before and aft
 command says what and exits 3. A manual score or extra credit that appears in the gradebook while grading is reset.
 
 Exit status: 0 when every submission was graded, 1 when some could not be (the CSV still lists everyone), 2 on a
-usage error (or no sandbox), 3 when grading changed a file it must not.
+usage error (or no sandbox), 3 when grading changed a file it must not, 130 after Ctrl-C (every sandbox stopped, the
+grades of the students graded so far written).
 """
 from __future__ import annotations
 
@@ -88,6 +93,11 @@ def main(argv=None) -> int:
     except FilesChanged as exc:
         print(f"grading changed files it must not change:\n{exc}", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:  # outside the grading itself (grade() handles that): before it, or in the feedback
+        print("\ninterrupted (Ctrl-C): every nbgrader process and sandbox stopped; the grades are written before the "
+              f"feedback pages are made, so {args.out / 'grades.csv'} holds them if it was the pages' turn",
+              file=sys.stderr)
+        return 130
     return tell_outcome(report, args.out)
 
 
@@ -315,7 +325,7 @@ def invalid_id_reason(student: str) -> str:
     """Why `student` (a folder name) is not a student id."""
     rule = "an id is letters, digits and _ . @ - (the first a letter or digit)"
     if student != safe(student):
-        return f"the folder name {safe(student)!r} is not UTF-8 (some archive tools write such names): rename it; {rule}"
+        return f"the folder name {safe(student)!r} is not UTF-8 (as some archive tools write): rename it; {rule}"
     bad = sorted({ch for ch in student if not re.fullmatch(r"[A-Za-z0-9_.@-]", ch)})
     if bad:
         shown = ", ".join("a space" if ch == " " else repr(ch) for ch in bad)

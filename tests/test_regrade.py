@@ -128,7 +128,8 @@ def test_a_late_submission_is_flagged_and_the_rule_applied():
                 "none": {"status": "graded", "score": 30.0, "max_score": 34.0}}
     grade_module.mark_late(students, due, 0.1)
     assert students["early"]["late_s"] < 0 and students["early"]["score"] == 30.0
-    assert students["late"]["score"] == pytest.approx(30.0 - 3.4) and students["late"]["score_before_late_penalty"] == 30
+    assert students["late"]["score"] == pytest.approx(30.0 - 3.4)  # 0.1 x 34 for a started day
+    assert students["late"]["score_before_late_penalty"] == 30
     assert "late_s" not in students["none"]
 
 
@@ -210,7 +211,8 @@ def test_a_time_bound_on_markdown_in_a_feedback_page():
     config.HTMLExporter.template_name = "distlab_feedback"
     config.HTMLExporter.template_file = "distlab_feedback.html.j2"
     config.HTMLExporter.extra_template_basedirs = [str(formgrader / "templates"), str(REPO / "autograde" / "templates")]
-    config.HTMLExporter.extra_template_paths = [str(formgrader / "static" / "node_modules" / "bootstrap" / "dist" / "css")]
+    config.HTMLExporter.extra_template_paths = [str(formgrader / "static" / "node_modules" / "bootstrap" / "dist"
+                                                     / "css")]
     config.HTMLExporter.filters = {"clean_student_html": "autograde.feedback_html.clean",
                                    "student_markdown": "autograde.feedback_html.student_markdown"}
     cells = [nbformat.v4.new_markdown_cell("# My notes <script>alert('pwned')</script>"),
@@ -258,3 +260,30 @@ def test_an_lms_bulk_download_is_laid_out_a_folder_per_student(tmp_path):
     assert (tmp_path / "subs" / "carol" / f"carol_125_458_{SOURCE.stem} (1).ipynb").exists()
     assert (tmp_path / "subs" / "evil" / "evil_1_x.ipynb").exists() and not (tmp_path / "evil_1_x.ipynb").exists()
     assert sorted(s for s in written if s) == ["alice", "bob", "carol", "evil"]
+
+
+def test_ctrl_c_while_grading_writes_the_grades_and_says_so(tmp_path, monkeypatch):
+    """Issue 44.7: a raw traceback and no grades.csv; now every student not graded is 'grading failed: interrupted'."""
+    subs = tmp_path / "subs"
+    notebooks.write_notebook(notebooks.read_notebook(RELEASED), subs / "alice" / SOURCE.name)
+    (subs / "bob").mkdir()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(grade_module, "autograde_groups", interrupted)
+    report = grade_module.grade(ASSIGNMENT, subs, tmp_path / "out", tmp_path / "work", limits={"sandbox": False})
+    assert report["interrupted"] and grade_module.tell_outcome(report, tmp_path / "out") == 130
+    with open(tmp_path / "out" / "grades.csv") as f:
+        rows = {row["student_id"]: row for row in csv.DictReader(f)}
+    assert rows["alice"]["status"] == "grading failed" and "interrupted" in rows["alice"]["flags"], rows
+    assert rows["bob"]["status"] == "not submitted"
+    assert not (tmp_path / "out" / "feedback").exists()
+
+
+def test_a_fallback_page_shows_scores_and_outputs_escaped():
+    from autograde.feedback_html import fallback_page
+    cell = {"cell_type": "code", "metadata": {"nbgrader": {"grade": True, "grade_id": "t1", "points": 2}},
+            "outputs": [{"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["<img onerror=x>"]}]}
+    page = fallback_page({"cells": [cell]}, "n <b>", "too long", {"t1": 0.0})
+    assert "<img" not in page and "&lt;img onerror=x&gt;" in page and "(Score: 0.0 / 2)" in page
