@@ -163,6 +163,7 @@ def test_one_student_regraded_into_the_class_with_its_seed(tmp_path):
     notebooks.write_notebook(notebooks.make_submission(RELEASED, SOURCE), subs / "alice" / SOURCE.name)
     notebooks.write_notebook(notebooks.read_notebook(RELEASED), subs / "carol" / SOURCE.name)
     (subs / "alice" / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC\n")
+    os.makedirs(os.fsencode(subs) + b"/caf\xe9")  # as archive tools make (issue 45.1): its row, not a crash
     command = [sys.executable, "-m", "autograde.grade", ASSIGNMENT, str(subs), "--out", str(out), "--work", str(work),
                "--budget", "120", "--due", "2026-12-01 12:00 UTC"]
     env = {**os.environ, "DISTLAB_GRADING_JOBS": "1"}
@@ -180,16 +181,20 @@ def test_one_student_regraded_into_the_class_with_its_seed(tmp_path):
     assert alice["submitted_at"].startswith("2026-12-01T10:00") and alice["late_s"] < 0
     assert all(t["passed"] for t in alice["tests"].values()) and set(alice["tests"]) == set(CELLS), alice["tests"]
     assert not any(t["passed"] for t in before["students"]["carol"]["tests"].values())
-    assert "students to look at:" in (out / "report.txt").read_text()
+    assert "caf\\xe9 (invalid student id): the folder name" in (out / "report.txt").read_text()
+    assert any(line.startswith("caf\\xe9,invalid student id,") for line in before_csv), before_csv
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{work / 'gradebook.db'}") as gradebook:  # nbgrader collect's time, kept
+        assert gradebook.find_submission(ASSIGNMENT, "alice").timestamp is not None
 
     again = subprocess.run([*command, "--only", "alice"], cwd=REPO, capture_output=True, text=True, timeout=600,
                            env=env)
     assert again.returncode == 0, again.stdout + again.stderr
     after_csv = (out / "grades.csv").read_text().splitlines()
     after = json.loads((out / "grades.json").read_text())
-    assert after_csv[0] == before_csv[0] and len(after_csv) == len(before_csv) == 3
-    carol = [line for line in before_csv if line.startswith("carol,")]
-    assert carol and carol[0] in after_csv  # byte for byte
+    assert after_csv[0] == before_csv[0] and len(after_csv) == len(before_csv) == 4
+    others = [line for line in before_csv[1:] if not line.startswith("alice,")]
+    assert len(others) == 2 and all(line in after_csv for line in others)  # byte for byte
     assert (out / "feedback" / "carol" / f"{SOURCE.stem}.html").read_bytes() == carol_page
     assert after["seed"] == before["seed"] and (work / "regrade" / grade_module.SEED_FILE).read_text().strip() == str(
         before["seed"])
@@ -287,3 +292,22 @@ def test_a_fallback_page_shows_scores_and_outputs_escaped():
             "outputs": [{"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["<img onerror=x>"]}]}
     page = fallback_page({"cells": [cell]}, "n <b>", "too long", {"t1": 0.0})
     assert "<img" not in page and "&lt;img onerror=x&gt;" in page and "(Score: 0.0 / 2)" in page
+
+
+def test_a_page_nbgrader_did_not_make_in_time_is_a_fallback_page(tmp_path):
+    """Issue 45.6: a page past generate_feedback's time bound is the escaped page; the other student's page is kept."""
+    group = grade_module.Group(tmp_path / "work", ["alice", "bob"])
+    for student in group.students:
+        graded = group.folder / "autograded" / student / ASSIGNMENT / SOURCE.name
+        graded.parent.mkdir(parents=True)
+        graded.write_text(json.dumps(notebooks.read_notebook(RELEASED)))
+    page = group.folder / "feedback" / "alice" / ASSIGNMENT / f"{SOURCE.stem}.html"
+    page.parent.mkdir(parents=True)
+    page.write_text('<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js?config=x"> </script>')
+    students = {s: {"status": "graded", "files": {SOURCE.stem: "x"}, "score": 0.0, "max_score": 34.0, "cells": {}}
+                for s in group.students}
+    grade_module.copy_feedback(students, [group], ASSIGNMENT, tmp_path / "out", fallback=True)
+    alice = (tmp_path / "out" / "feedback" / "alice" / f"{SOURCE.stem}.html").read_text()
+    assert "cdnjs" not in alice and 'src="../mathjax/MathJax.js' in alice
+    bob = (tmp_path / "out" / "feedback" / "bob" / f"{SOURCE.stem}.html").read_text()
+    assert "took too long" in bob and students["bob"]["feedback"].startswith("plain")
