@@ -271,7 +271,9 @@ class ResultsError(ValueError):
 
 
 SEED_FILE = "grading-seed"  # in the work folder: the checks' secret seed ($DISTLAB_GRADING_SEED_FILE names it)
-FEEDBACK_S_PER_STUDENT = 60.0  # generate_feedback's time, per student of a group, before fallback pages
+# generate_feedback's time bound, before fallback pages: nbgrader's start (~10 s, more on a loaded machine) and a page
+# per student (~1-2 s; a student's markdown is bounded to PAGE_RENDER_S of rendering, autograde/feedback_html.py)
+FEEDBACK_START_S, FEEDBACK_S_PER_STUDENT = 120.0, 60.0
 
 
 def checked_results(out: Path, assignment: str, submissions: Path, only, shard) -> dict:
@@ -351,7 +353,8 @@ def make_feedback(assignment: str, students: dict, groups: list[Group], work: Pa
     """The feedback pages, after the grades: `nbgrader generate_feedback` with a time bound (a page not made in time
     is an escaped page of scores and outputs), MathJax served from out/feedback/mathjax."""
     biggest = max((len(g.students) for g in groups), default=0)
-    timed = run_groups(["generate_feedback", assignment, "--force"], groups, work, FEEDBACK_S_PER_STUDENT * biggest)
+    timed = run_groups(["generate_feedback", assignment, "--force"], groups, work,
+                       FEEDBACK_START_S + FEEDBACK_S_PER_STUDENT * biggest)
     keep_group_logs(groups, log, ["generate_feedback.log"])
     if full and (out / "feedback").is_dir():
         shutil.rmtree(out / "feedback")  # no page of a student graded in an earlier run stays
