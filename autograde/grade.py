@@ -1,6 +1,7 @@
 """Grade a folder of submissions: each student's code runs in a sandbox, each test is decided by a trusted check.
 
-    python -m autograde.grade 01_data_parallelism path/to/submissions --out grading/ [--jobs 2]
+    python -m autograde.grade 01_data_parallelism path/to/submissions [--jobs 2]    # to grading/01_data_parallelism/
+    python -m autograde.grade 01_data_parallelism path/to/submissions --only alice   # regrade one into those results
     python -m autograde.grade 01_data_parallelism path/to/submissions --out grading/shard-3 --shard 3/10   # a part
     python -m autograde.merge grading/shard-* --out grading/all                                           # the whole
 
@@ -9,11 +10,14 @@ Submissions, one folder per student (the folder's name is the student id: letter
     path/to/submissions/<student_id>/data_parallelism.ipynb              the notebook as the student saved it
     path/to/submissions/<student_id>/01_data_parallelism/data_parallelism.ipynb    (nbgrader's own layout, also read)
 
-Writes, in --out:
+Writes, in --out (default grading/<assignment>/; never over another set's or another class's results), grades first:
 
-    grades.csv                      one row per student: status, score, max_score, seconds, sandbox, each test cell
-    grades.json                     the same with each cell's maximum, the shard, and what grading had to correct
+    grades.csv                      one row per student: status, score, ..., flags, then a column per test cell
+    report.txt                      per test, how many passed; per student, what to look at (also printed)
+    grades.json                     the same with each test's outcome, the shard, the checks' secret seed (--only
+                                    regrades with it), and what grading had to correct
     feedback/<student_id>/data_parallelism.html    the graded notebook: every check's output and score
+    feedback/mathjax/               MathJax for the pages (no network)
     grading.log                     nbgrader's log (why a student's notebook could not be graded, if one could not)
 
 How (autograde/README.md has the threat model): nbgrader keeps the bookkeeping (gradebook, feedback), but its
@@ -38,12 +42,14 @@ solutions/, exercises/, autograde/ and the submissions are hashed before and aft
 command says what and exits 3. A manual score or extra credit that appears in the gradebook while grading is reset.
 
 Exit status: 0 when every submission was graded, 1 when some could not be (the CSV still lists everyone), 2 on a
-usage error (or no sandbox), 3 when grading changed a file it must not.
+usage error (or no sandbox), 3 when grading changed a file it must not, 130 after Ctrl-C (every sandbox stopped, the
+grades of the students graded so far written).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -52,14 +58,14 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from autograde import notebooks
 from autograde.cgroup import MEMORY_BYTES, TASKS, StudentGroup
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes
 from autograde.normalise import Refused, normalise_submission
-from autograde.report import summary_table, write_csv
+from autograde.report import class_report, safe, summary_table, write_csv, write_json
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
 LOG_FORMAT = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"
@@ -74,6 +80,7 @@ SUBMISSION_ENTRIES = 10_000  # files and folders in one student's folder
 def main(argv=None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
+    args.out = args.out or Path("grading") / args.assignment
     work = checked_work(parser, args)
     from autograde.bwrap import sandbox_problem  # not autograde.sandbox: that imports torch (4 s)
     problem = None if args.unsafe_no_sandbox else sandbox_problem()
@@ -84,10 +91,17 @@ def main(argv=None) -> int:
               "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks}
     try:
         report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout, limits,
-                       args.shard)
+                       args.shard, only=args.only, due=args.due, late_penalty=args.late_penalty)
+    except ResultsError as exc:
+        parser.error(str(exc))
     except FilesChanged as exc:
         print(f"grading changed files it must not change:\n{exc}", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:  # outside the grading itself (grade() handles that): before it, or in the feedback
+        print("\ninterrupted (Ctrl-C): every nbgrader process and sandbox stopped; the grades are written before the "
+              f"feedback pages are made, so {args.out / 'grades.csv'} holds them if it was the pages' turn",
+              file=sys.stderr)
+        return 130
     return tell_outcome(report, args.out)
 
 
@@ -97,8 +111,9 @@ def make_parser() -> argparse.ArgumentParser:
                                      epilog="\n".join(__doc__.split("\n")[2:]))
     parser.add_argument("assignment", help="e.g. 01_data_parallelism (a folder of solutions/)")
     parser.add_argument("submissions", type=Path, help="folder with one sub-folder per student")
-    parser.add_argument("--out", type=Path, default=Path("grading"),
-                        help="where grades and feedback go (default: grading/)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="where grades and feedback go (default: grading/<assignment>/); a folder holding "
+                             "another set's or another class's grades is refused")
     parser.add_argument("--work", type=Path, help="nbgrader's work folder (default: autograde/work/<assignment>)")
     parser.add_argument("--jobs", type=int, default=1, help="grade this many students side by side (default 1)")
     parser.add_argument("--timeout", type=float, default=None,
@@ -115,6 +130,15 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--shard", type=parse_shard, default=(0, 1), metavar="K/N",
                         help="grade only part K of N (K from 0 to N-1; students in sorted order, every N-th); "
                              "combine the parts' --out folders with autograde/merge.py")
+    parser.add_argument("--only", nargs="+", metavar="STUDENT",
+                        help="regrade these students into the class's results in --out, with the class's recorded "
+                             "seed: their rows and feedback pages are replaced, every other row is kept as it is")
+    parser.add_argument("--due", type=parse_due, metavar="WHEN",
+                        help="due date, e.g. '2026-12-01 23:59 UTC' (a time without zone is UTC): a submission whose "
+                             "nbgrader timestamp.txt is later is flagged late (grades.csv's late column)")
+    parser.add_argument("--late-penalty", type=float, default=0.0, metavar="FRACTION",
+                        help="with --due: points taken per day late, started days, as a fraction of max_score "
+                             "(default 0: late is flagged, the score kept); never below 0")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run students' code without bubblewrap (UNSAFE: a student can read the solutions and "
                              "change grades); the CSV records it")
@@ -149,8 +173,13 @@ def checked_work(parser: argparse.ArgumentParser, args) -> Path:
 def tell_outcome(report: dict, out: Path) -> int:
     """Print the summary and where the files are; the exit status: 1 when a submission could not be graded."""
     print(summary_table(report))
-    failed = [s for s, r in report["students"].items() if r["status"] == FAILED]
-    print(f"\ngrades: {out / 'grades.csv'}   feedback: {out / 'feedback'}/<student_id>/")
+    print("\n" + class_report(report))
+    failed = [safe(s) for s, r in report["students"].items() if r["status"] == FAILED]
+    print(f"grades: {out / 'grades.csv'}   report: {out / 'report.txt'}   feedback: {out / 'feedback'}/<student_id>/")
+    if report.get("interrupted"):
+        print(f"interrupted (Ctrl-C): the sandboxes were stopped; {out / 'grades.csv'} holds the students graded "
+              f"before, the others are 'grading failed' (run the same command again, or --only them)", file=sys.stderr)
+        return 130
     if failed:
         print(f"could not grade: {', '.join(failed)} (see {out / 'grading.log'})", file=sys.stderr)
     return 1 if failed else 0
@@ -166,41 +195,179 @@ def parse_shard(text: str) -> tuple[int, int]:
     return k, n
 
 
+def parse_due(text: str) -> float:
+    """A due date as a POSIX timestamp (nbgrader's parser: a time without a zone is UTC)."""
+    from nbgrader.utils import parse_utc
+    try:
+        return parse_utc(text).replace(tzinfo=timezone.utc).timestamp()
+    except Exception:  # noqa: BLE001 - dateutil raises several kinds
+        raise argparse.ArgumentTypeError(f"--due takes a date and time, e.g. '2026-12-01 23:59 UTC'; got {text!r}") \
+            from None
+
+
 def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int = 1,
-          timeout: float | None = None, limits: dict | None = None, shard: tuple[int, int] = (0, 1)) -> dict:
-    """Grade every student folder of `submissions` (or part `shard` = (K, N) of them); write grades.csv,
-    grades.json, feedback/, grading.log to `out`."""
+          timeout: float | None = None, limits: dict | None = None, shard: tuple[int, int] = (0, 1),
+          only: list[str] | None = None, due: float | None = None, late_penalty: float = 0.0,
+          seed: int | None = None) -> dict:
+    """Grade every student folder of `submissions` (or part `shard` = (K, N) of them, or the students `only`, into the
+    class's results already in `out`); write grades.csv, grades.json, report.txt, feedback/, grading.log to `out`.
+
+    Grades are written before feedback pages are made; Ctrl-C stops the sandboxes and writes what was graded."""
     limits = with_defaults(limits)
     names = [p.stem for p in notebooks.assignment_notebooks(assignment)]
     everyone = collect(submissions, assignment, names)
-    students = {s: info for i, (s, info) in enumerate(everyone.items()) if i % shard[1] == shard[0]}
+    students = dict(everyone)
+    previous = checked_results(out, assignment, submissions, only, shard)
+    if only:
+        missing = [s for s in only if s not in students]
+        if missing:
+            raise ResultsError(f"--only: no folder {', '.join(missing)} in {submissions}")
+        students = {s: {**students[s], "regraded_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                    for s in only}
+        seed = previous["seed"]
+        work = work / "regrade"  # the class's own gradebook, in `work`, is kept
+    students = {s: info for i, (s, info) in enumerate(students.items()) if i % shard[1] == shard[0]}
+    explain_missing(students, submissions, assignment, names)
+    if seed is None:  # $DISTLAB_GRADING_SEED replays a run, as autograde/try_checks.py does
+        seed = int(os.environ.get("DISTLAB_GRADING_SEED") or int.from_bytes(os.urandom(6), "big"))
     guarded = [notebooks.SOLUTIONS, notebooks.EXERCISES, notebooks.AUTOGRADE, submissions.resolve()]
     unread = [work, out.resolve(), *(submissions.resolve() / s for s, i in everyone.items() if i["status"] == FAILED)]
     before = tree_hashes(guarded, skip=unread)  # a refused folder is never read, not even to hash it
     stage(assignment, work)
+    (work / SEED_FILE).write_text(f"{seed}\n")  # the checks read it here: never in an environment a sandbox sees
+    (work / SEED_FILE).chmod(0o600)
     out.mkdir(parents=True, exist_ok=True)
     submitted = [s for s, info in students.items() if info["status"] == SUBMITTED]
     groups = split_groups(submitted, jobs, work)
-    with open(out / "grading.log", "w") as log:
-        _log(log, f"grading {assignment}: {len(submitted)} submission(s) in {len(groups)} group(s); work folder {work}")
-        release(assignment, groups, work, log)
-        hand_in(students, groups, assignment)
-        for student, info in students.items():
-            if info.get("reason"):
-                _log(log, f"{student}: {FAILED}: {info['reason']}")
-        logs = autograde_groups(assignment, students, groups, work, timeout, limits, log)
-        run_groups(["generate_feedback", assignment, "--force"], groups, work, None)
-        keep_group_logs(groups, log)
-    corrections = collect_scores(students, groups, assignment, logs, limits)
-    copy_feedback(students, groups, assignment, out)
+    interrupted = False
+    with open(out / ("grading-regrade.log" if only else "grading.log"), "w") as log:
+        try:
+            _log(log, f"grading {assignment}: {len(submitted)} submission(s) in {len(groups)} group(s); "
+                      f"work folder {work}")
+            release(assignment, groups, work, log)
+            hand_in(students, groups, assignment)
+            for student, info in students.items():
+                if info.get("reason"):
+                    _log(log, f"{student}: {FAILED}: {info['reason']}")
+            logs = autograde_groups(assignment, students, groups, work, timeout, limits, log)
+        except KeyboardInterrupt:
+            interrupted, logs = True, {}
+            _log(log, "interrupted (Ctrl-C): every sandbox stopped; writing the grades of those graded")
+        keep_group_logs(groups, log, ["autograde*.log"])
+    corrections = collect_scores(students, groups, assignment, logs, limits, interrupted)
+    mark_late(students, due, late_penalty)
     cells = points_per_cell(assignment)
-    report = {"assignment": assignment, "cells": cells, "students": students, "max_score": sum(cells.values()),
-              "shard": list(shard), "limits": limits, "gradebook_corrections": corrections}
-    write_report(report, out)
+    report = {"assignment": assignment, "submissions": str(submissions.resolve()), "cells": cells,
+              "students": students, "max_score": sum(cells.values()), "shard": list(shard), "limits": limits,
+              "seed": seed, "due": due, "late_penalty": late_penalty, "gradebook_corrections": corrections,
+              "interrupted": interrupted}
+    if only:
+        report = {**previous, "students": dict(sorted({**previous["students"], **students}.items())),
+                  "gradebook_corrections": previous.get("gradebook_corrections", []) + corrections,
+                  "interrupted": interrupted}
+    write_report(report, out)  # grades first: a feedback page that fails or hangs costs no grade
+    if not interrupted:
+        with open(out / ("grading-regrade.log" if only else "grading.log"), "a") as log:
+            make_feedback(assignment, students, groups, work, out, log, full=not only)
     changed = compare_hashes(before, tree_hashes(guarded, skip=unread))
     if changed:
         raise FilesChanged("\n".join(changed))
     return report
+
+
+class ResultsError(ValueError):
+    """--out holds results this run must not overwrite, or --only has nothing to regrade into."""
+
+
+SEED_FILE = "grading-seed"  # in the work folder: the checks' secret seed ($DISTLAB_GRADING_SEED_FILE names it)
+# generate_feedback's time bound, before fallback pages: nbgrader's start (~10 s, more on a loaded machine) and a page
+# per student (~1-2 s; a student's markdown is bounded to PAGE_RENDER_S of rendering, autograde/feedback_html.py)
+FEEDBACK_START_S, FEEDBACK_S_PER_STUDENT = 120.0, 60.0
+
+
+def checked_results(out: Path, assignment: str, submissions: Path, only, shard) -> dict:
+    """The class's results already in `out` ({} if none), once this run may write there: never another set's or
+    another class's; --only needs the class's results (and its recorded seed)."""
+    path = out / "grades.json"
+    if not path.exists():
+        if only:
+            raise ResultsError(f"--only regrades into a class's results, and {out} has none (no grades.json): "
+                               f"grade the class first, or pass its --out")
+        return {}
+    try:
+        previous = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path} is not a grades.json grade.py wrote ({exc}): pass another --out") from None
+    if previous.get("assignment") != assignment:
+        raise ResultsError(f"{out} holds the grades of {previous.get('assignment')!r}, not {assignment!r}: pass "
+                           f"another --out (the default is grading/<assignment>/)")
+    theirs = previous.get("submissions")
+    if theirs is not None and theirs != str(submissions.resolve()):
+        raise ResultsError(f"{out} holds the grades of another class (submissions from {theirs}): pass another "
+                           f"--out, or delete {out} first")
+    if only:
+        if previous.get("seed") is None:
+            raise ResultsError(f"{path} records no seed (graded before seeds were recorded, or merged from shards "
+                               f"with different seeds): regrade the whole class")
+        if tuple(shard) != (0, 1):
+            raise ResultsError("--only and --shard do not go together")
+    return previous
+
+
+def explain_missing(students: dict, submissions: Path, assignment: str, names: list[str]) -> None:
+    """A `reason` for each student folder that holds nothing to grade: which characters make its id invalid, which
+    notebook files it holds instead of the expected ones."""
+    for student, info in students.items():
+        try:
+            if info["status"] == INVALID_ID:
+                info["reason"] = invalid_id_reason(student)
+            elif info["status"] == NOT_SUBMITTED:
+                expected = ", ".join(f"{n}.ipynb" for n in names)
+                found = sorted(str(p.relative_to(submissions / student)) for p in
+                               [*(submissions / student).glob("*.ipynb"),
+                                *(submissions / student / assignment).glob("*.ipynb")])
+                info["reason"] = (f"expected {expected}, found {', '.join(repr(f) for f in found[:5])}: rename it"
+                                  if found else f"expected {expected}; the folder holds no notebook")
+        except Exception as exc:  # noqa: BLE001 - a hint is never worth a class
+            info["reason"] = f"could not look into the folder: {exc!r}"
+
+
+def invalid_id_reason(student: str) -> str:
+    """Why `student` (a folder name) is not a student id."""
+    rule = "an id is letters, digits and _ . @ - (the first a letter or digit)"
+    if student != safe(student):
+        return f"the folder name {safe(student)!r} is not UTF-8 (as some archive tools write): rename it; {rule}"
+    bad = sorted({ch for ch in student if not re.fullmatch(r"[A-Za-z0-9_.@-]", ch)})
+    if bad:
+        shown = ", ".join("a space" if ch == " " else repr(ch) for ch in bad)
+        return f"{student!r} holds {shown}: {rule}"
+    return f"{student!r} starts with {student[:1]!r}: {rule}"
+
+
+def mark_late(students: dict, due: float | None, late_penalty: float) -> None:
+    """With a due date, `late_s` of each student with a timestamp; the rule: late_penalty x max_score per started day
+    late is taken off (the score never below 0; score_before_late_penalty keeps the autograder's)."""
+    for info in students.values():
+        if due is None or info.get("submitted_at_s") is None:
+            continue
+        info["late_s"] = late = round(info["submitted_at_s"] - due, 1)
+        if late > 0 and late_penalty > 0 and info.get("status") == GRADED:
+            info["score_before_late_penalty"] = info["score"]
+            penalty = late_penalty * info["max_score"] * math.ceil(late / 86400)
+            info["score"] = max(info["score"] - penalty, 0.0)
+
+
+def make_feedback(assignment: str, students: dict, groups: list[Group], work: Path, out: Path, log,
+                  full: bool) -> None:
+    """The feedback pages, after the grades: `nbgrader generate_feedback` with a time bound (a page not made in time
+    is an escaped page of scores and outputs), MathJax served from out/feedback/mathjax."""
+    biggest = max((len(g.students) for g in groups), default=0)
+    timed = run_groups(["generate_feedback", assignment, "--force"], groups, work,
+                       FEEDBACK_START_S + FEEDBACK_S_PER_STUDENT * biggest)
+    keep_group_logs(groups, log, ["generate_feedback.log"])
+    if full and (out / "feedback").is_dir():
+        shutil.rmtree(out / "feedback")  # no page of a student graded in an earlier run stays
+    copy_feedback(students, groups, assignment, out, fallback=any("stopped after" in t for t in timed.values()))
 
 
 @dataclass
@@ -272,6 +439,26 @@ def hand_in(students: dict, groups: list[Group], assignment: str) -> None:
                 shutil.rmtree(group.folder / "submitted" / student)
                 continue
             students[student].setdefault("corrections", []).extend(corrections)
+            keep_timestamp(students[student], students[student]["files"],
+                           group.folder / "submitted" / student / assignment)
+
+
+def keep_timestamp(info: dict, files: dict, dest: Path) -> None:
+    """nbgrader collect's timestamp.txt (beside the notebook, or in the student's folder) into nbgrader's submitted/
+    folder, so that the gradebook has it, and as `submitted_at` in the report; a malformed one is ignored, and said."""
+    from nbgrader.utils import parse_utc
+    for path in files.values():
+        for candidate in (Path(path).parent / "timestamp.txt", Path(path).parent.parent / "timestamp.txt"):
+            if candidate.is_file() and not candidate.is_symlink():
+                text = candidate.read_text(errors="replace")[:100].strip()
+                try:
+                    when = parse_utc(text).replace(tzinfo=timezone.utc)
+                except Exception:  # noqa: BLE001
+                    info.setdefault("corrections", []).append(f"timestamp.txt is not a time: {text!r} (ignored)")
+                    return
+                (dest / "timestamp.txt").write_text(text + "\n")
+                info["submitted_at"], info["submitted_at_s"] = when.isoformat(), when.timestamp()
+                return
 
 
 def autograde_groups(assignment: str, students: dict, groups: list[Group], work: Path, timeout, limits: dict,
@@ -283,7 +470,8 @@ def autograde_groups(assignment: str, students: dict, groups: list[Group], work:
                  f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}",
                  f"--SandboxedExecute.memory_bytes={limits['memory_bytes']}",
                  f"--SandboxedExecute.tasks={limits['tasks']}"]
-    logs = run_groups(["autograde", assignment, "--force", *sandboxed], groups, work, timeout)
+    progress = Progress(sum(len(students[s]["files"]) for g in groups for s in g.students), log)
+    logs = run_groups(["autograde", assignment, "--force", *sandboxed], groups, work, timeout, progress=progress)
     # nbgrader gives up on a group at some errors: whoever it left ungraded is graded again, each student alone
     for group in groups:
         ungraded = [s for s in group.students if not _autograded(group.folder, assignment, s, students[s]["files"])]
@@ -294,7 +482,7 @@ def autograde_groups(assignment: str, students: dict, groups: list[Group], work:
             alone = Group(group.folder, [student])
             logs[group.folder] = logs.get(group.folder, "") + run_groups(
                 ["autograde", assignment, "--force", f"--student={student}", *sandboxed], [alone], work, timeout,
-                log_name=f"autograde-alone-{student}")[group.folder]
+                log_name=f"autograde-alone-{student}", progress=progress)[group.folder]
     _log(log, f"autograde took {time.time() - started:.1f} s")
     return logs
 
@@ -364,49 +552,101 @@ def notebook_files(folder: Path, assignment: str, names: list[str]) -> dict[str,
     return files
 
 
-def run_groups(args: list[str], groups: list[Group], work: Path, timeout, log_name: str = "") -> dict:
+def run_groups(args: list[str], groups: list[Group], work: Path, timeout, log_name: str = "",
+               progress=None) -> dict:
     """Run `nbgrader <args>` in every group's folder at once; return {folder: its log text} (the log: log_name, or
-    the command's name, .log in the folder)."""
+    the command's name, .log in the folder). `progress(text)` is given each group's new log text as it comes. Every
+    nbgrader process is stopped on the way out, Ctrl-C included."""
     procs, log_name = [], log_name or args[0]
-    for group in groups:
-        if not group.students:
-            continue
-        log = open(group.folder / f"{log_name}.log", "w")
-        env = notebooks.nbgrader_env(group.folder, source_dir=work / "source", release_dir=work / "release")
-        command = [sys.executable, "-m", "nbgrader", *args, f"--Application.log_format={LOG_FORMAT}"]
-        proc = subprocess.Popen(command, cwd=notebooks.AUTOGRADE, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                text=True, start_new_session=True)
-        procs.append((group.folder, proc, log))
-    deadline = None if timeout is None else time.monotonic() + timeout
-    for folder, proc, log in procs:
-        try:
-            proc.wait(timeout=None if deadline is None else max(deadline - time.monotonic(), 0.1))
-        except subprocess.TimeoutExpired:
-            log.write(f"\n[grade.py] stopped after the --timeout of {timeout:g} s\n")
-        finally:
+    try:
+        for group in groups:
+            if not group.students:
+                continue
+            log = open(group.folder / f"{log_name}.log", "w")
+            env = notebooks.nbgrader_env(group.folder, source_dir=work / "source", release_dir=work / "release")
+            env.pop("DISTLAB_GRADING_SEED", None)  # the seed goes by a file the sandboxes cannot read
+            env["DISTLAB_GRADING_SEED_FILE"] = str(work / SEED_FILE)
+            # nbgrader's api.py makes SQLAlchemy warn three times a student ("Object of type <SubmittedNotebook> not
+            # in session"): nothing an instructor can act on
+            env["PYTHONWARNINGS"] = "ignore:Object of type:Warning"
+            command = [sys.executable, "-m", "nbgrader", *args, f"--Application.log_format={LOG_FORMAT}"]
+            proc = subprocess.Popen(command, cwd=notebooks.AUTOGRADE, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                    text=True, start_new_session=True)
+            procs.append((group.folder, proc, log))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        read = {folder: 0 for folder, _, _ in procs}
+        while any(proc.poll() is None for _, proc, _ in procs):
+            if deadline is not None and time.monotonic() > deadline:
+                for folder, proc, log in procs:
+                    if proc.poll() is None:
+                        log.write(f"\n[grade.py] stopped after the --timeout of {timeout:g} s\n")
+                break
+            time.sleep(0.5)
+            if progress is not None:
+                for folder, _, _ in procs:
+                    read[folder] = _follow(folder / f"{log_name}.log", read[folder], progress)
+        if progress is not None:
+            for folder, _, _ in procs:
+                _follow(folder / f"{log_name}.log", read[folder], progress)
+    finally:
+        for _, proc, log in procs:
             notebooks.kill_group(proc)
             log.close()
-    return {folder: (folder / f"{log_name}.log").read_text() for folder, _, _ in procs}
+    return {folder: (folder / f"{log_name}.log").read_text(errors="replace") for folder, _, _ in procs}
 
 
-def keep_group_logs(groups: list[Group], log) -> None:
-    """Every group's nbgrader output, appended to the one log."""
+def _follow(path: Path, offset: int, progress) -> int:
+    """Give `progress` the complete lines of `path` past `offset`; the new offset."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            text = f.read()
+    except OSError:
+        return offset
+    complete = text[:text.rfind(b"\n") + 1]
+    if complete:
+        progress(complete.decode(errors="replace"))
+    return offset + len(complete)
+
+
+class Progress:
+    """One line per student as its notebook is graded: `[3/8] alice: ran in its sandbox in 4.2 s`."""
+
+    def __init__(self, total: int, log):
+        self.total, self.done, self.log = total, 0, log
+
+    def __call__(self, text: str) -> None:
+        for found in re.finditer(r"graded (\S+) in the sandbox in ([\d.]+) s", text):
+            self.done += 1
+            _log(self.log, f"[{self.done}/{self.total}] {safe(found.group(1))}: ran in its sandbox in "
+                           f"{found.group(2)} s")
+
+
+def keep_group_logs(groups: list[Group], log, patterns: list[str]) -> None:
+    """Every group's nbgrader output (its logs matching `patterns`), appended to the one log."""
     for group in groups:
         folder = group.folder
-        for path in [*sorted(folder.glob("autograde*.log")), folder / "generate_feedback.log"]:
-            if path.exists():
-                log.write(f"\n===== {folder.name}: {path.name} =====\n" + path.read_text())
+        for path in [p for pattern in patterns for p in sorted(folder.glob(pattern))]:
+            log.write(f"\n===== {folder.name}: {path.name} =====\n" + path.read_text(errors="replace"))
 
 
-def collect_scores(students: dict, groups: list[Group], assignment: str, logs: dict, limits: dict) -> list[str]:
-    """Each submitted student's scores, seconds and gradebook from its group's gradebook, and its status: GRADED, or
-    FAILED where nbgrader did not autograde it. Returns the manual scores reset in the gradebooks."""
+def collect_scores(students: dict, groups: list[Group], assignment: str, logs: dict, limits: dict,
+                   interrupted: bool = False) -> list[str]:
+    """Each submitted student's scores, seconds, per-test outcomes and gradebook from its group's gradebook, and its
+    status: GRADED, or FAILED (with the reason) where nbgrader did not autograde it. Returns the manual scores reset
+    in the gradebooks."""
     corrections = []
+    cells = points_per_cell(assignment)
     for group in groups:
         folder = group.folder
-        seconds = student_seconds(logs.get(folder, ""), folder)
-        corrections += reset_manual_scores(folder / "gradebook.db", assignment, group.students)
-        scores = read_gradebook(folder / "gradebook.db", assignment, group.students)
+        try:
+            seconds = student_seconds(logs.get(folder, ""), folder)
+            corrections += reset_manual_scores(folder / "gradebook.db", assignment, group.students)
+            scores = read_gradebook(folder / "gradebook.db", assignment, group.students)
+        except Exception as exc:  # noqa: BLE001 - an interrupted group's gradebook may not be there
+            seconds, scores = {}, {}
+            if not interrupted:
+                raise
         for student in group.students:
             info = students[student]
             info["seconds"] = seconds.get(student)
@@ -414,23 +654,97 @@ def collect_scores(students: dict, groups: list[Group], assignment: str, logs: d
             info["gradebook"] = str(folder / "gradebook.db")
             if not _autograded(folder, assignment, student, info["files"]) or student not in scores:
                 info["status"] = FAILED
+                info["reason"] = ("grading was interrupted (Ctrl-C) before this notebook was graded" if interrupted
+                                  else f"nbgrader could not grade it (grading.log says why)")
                 continue
             info.update(scores[student], status=GRADED)
+            try:
+                info.update(test_outcomes(
+                    [folder / "autograded" / student / assignment / f"{n}.ipynb" for n in info["files"]],
+                    cells, info["cells"]))
+            except Exception as exc:  # noqa: BLE001 - the grade stands; only the details are missing
+                info["reason"] = f"its per-test outcomes could not be read: {exc!r}"
     return corrections
 
 
-def copy_feedback(students: dict, groups: list[Group], assignment: str, out: Path) -> None:
-    """The feedback pages of the graded students, to out/feedback/<student_id>/."""
+TIMED_OUT = re.compile(r"time budget|no answer .* within|took no request|timed? ?out", re.IGNORECASE)
+
+
+def test_outcomes(paths: list[Path], cells: dict, scores: dict) -> dict:
+    """{"tests": {grade_id: {"score", "points", "passed", and for a failed one "error", "timed_out",
+    "sandbox_stopped"}}, "cell_errors": errors in the student's own cells, "first_cell_error"} from the autograded
+    notebooks (what the checks wrote as outputs)."""
+    tests, errors, first = {}, 0, ""
+    for path in paths:
+        for cell in json.loads(path.read_text()).get("cells", []):
+            if cell.get("cell_type") != "code":
+                continue
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            error = next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
+            said = f"{error.get('ename')}: {error.get('evalue')}"[:300] if error else ""
+            if grade_id in cells:
+                score = scores.get(grade_id)
+                entry = {"score": score, "points": cells[grade_id],
+                         "passed": score is not None and score >= cells[grade_id]}
+                if error:
+                    entry.update(error=said, timed_out=bool(TIMED_OUT.search(str(error.get("evalue")))),
+                                 sandbox_stopped=error.get("ename") == "SandboxError")
+                tests[grade_id] = entry
+            elif error:
+                errors += 1
+                first = first or said[:200]
+    return {"tests": tests, "cell_errors": errors, "first_cell_error": first}
+
+
+def copy_feedback(students: dict, groups: list[Group], assignment: str, out: Path, fallback: bool = False) -> None:
+    """The feedback pages of the graded students, to out/feedback/<student_id>/, MathJax from out/feedback/mathjax
+    (no network); with `fallback`, a page nbgrader did not make in time is made escaped (feedback_html)."""
     for group in groups:
         for student in group.students:
-            if students[student]["status"] != GRADED:
+            info = students[student]
+            if info["status"] != GRADED:
                 continue
-            for name in students[student]["files"]:
-                page = group.folder / "feedback" / student / assignment / f"{name}.html"
-                if page.exists():
-                    target = out / "feedback" / student / f"{name}.html"
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy(page, target)
+            target = out / "feedback" / student
+            try:
+                if target.is_dir():
+                    shutil.rmtree(target)
+                for name in info["files"]:
+                    page = group.folder / "feedback" / student / assignment / f"{name}.html"
+                    target.mkdir(parents=True, exist_ok=True)
+                    if page.exists():
+                        (target / f"{name}.html").write_text(offline_mathjax(page.read_text()))
+                    elif fallback:
+                        from autograde.feedback_html import fallback_page
+                        graded = json.loads((group.folder / "autograded" / student / assignment /
+                                             f"{name}.ipynb").read_text())
+                        (target / f"{name}.html").write_text(fallback_page(
+                            graded, f"{name} (Score: {info.get('score')} / {info.get('max_score')})",
+                            "This page was made without formatting: the full page took too long to make.",
+                            info.get("cells", {})))
+                        info["feedback"] = "plain (the page took too long to make)"
+            except Exception as exc:  # noqa: BLE001 - one page never stops the others
+                info["feedback"] = f"no page: {exc!r}"
+    mathjax = out / "feedback" / "mathjax"
+    if (out / "feedback").is_dir() and not mathjax.exists():
+        import jupyter_server_mathjax
+        shutil.copytree(Path(jupyter_server_mathjax.__file__).parent / "static", mathjax)
+
+
+MATHJAX_CDN = re.compile(r'src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"]*"')
+# as book/build.py: MathJax 2.7 from the jupyter-server-mathjax package, one folder up from a student's page; the
+# package ships the STIX-Web fonts only, so MathJax is told to use them
+MATHJAX_LOCAL = ('src="../mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"')
+MATHJAX_FONTS = ("""<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], """
+                 """preferredFont: null, webFont: "STIX-Web", imageFont: null}});</script>""")
+
+
+def offline_mathjax(page: str) -> str:
+    """A feedback page that loads MathJax from out/feedback/mathjax, not from a CDN."""
+    found = MATHJAX_CDN.search(page)
+    if not found:
+        return page
+    start = page.rfind("<script", 0, found.start())
+    return page[:start] + MATHJAX_FONTS + page[start:found.start()] + MATHJAX_LOCAL + page[found.end():]
 
 
 def points_per_cell(assignment: str) -> dict:
@@ -442,13 +756,21 @@ def points_per_cell(assignment: str) -> dict:
 
 
 def write_report(report: dict, out: Path) -> None:
-    """grades.csv and grades.json in `out`; the gradebook corrections, if any, told on stderr."""
-    write_csv(report, out / "grades.csv")
-    with open(out / "grades.json", "w") as f:
-        json.dump(report, f, indent=1, default=str)
+    """grades.csv, grades.json and report.txt in `out`, each on its own (one failing leaves the others); the
+    gradebook corrections, if any, told on stderr."""
+    problems = []
+    for name, write in [("grades.csv", lambda: write_csv(report, out / "grades.csv")),
+                        ("grades.json", lambda: write_json(report, out / "grades.json")),
+                        ("report.txt", lambda: (out / "report.txt").write_text(class_report(report)))]:
+        try:
+            write()
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"{name}: {exc!r}")
     if report["gradebook_corrections"]:
         print("reset in the gradebook (only the autograder's scores count):\n  "
               + "\n  ".join(report["gradebook_corrections"]), file=sys.stderr)
+    if problems:
+        raise RuntimeError("could not write " + "; ".join(problems))
 
 
 def student_seconds(log_text: str, folder: Path) -> dict[str, float]:

@@ -66,5 +66,6 @@ c.HTMLExporter.template_file = "distlab_feedback.html.j2"  # not index.html.j2: 
 c.HTMLExporter.extra_template_basedirs = [
     os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"),
     os.path.join(HERE, "templates")]
-c.HTMLExporter.filters = {"clean_student_html": "autograde.feedback_html.clean"}
+c.HTMLExporter.filters = {"clean_student_html": "autograde.feedback_html.clean",
+                          "student_markdown": "autograde.feedback_html.student_markdown"}
 c.HTMLExporter.sanitize_html = True

@@ -17,8 +17,12 @@ from autograde.sandbox import SandboxError, StudentError  # noqa: F401 - re-expo
 
 CHECKS_DIR = Path(__file__).resolve().parent
 # Drawn once per grading process, so that a notebook cannot know the checks' inputs in advance (the checks are
-# public: with fixed seeds, a student could precompute the expected outputs). $DISTLAB_GRADING_SEED replays a run.
-GRADING_SEED = int(os.environ.get("DISTLAB_GRADING_SEED") or int.from_bytes(os.urandom(6), "big"))
+# public: with fixed seeds, a student could precompute the expected outputs). $DISTLAB_GRADING_SEED replays a run;
+# grade.py passes the class's seed (recorded in grades.json) in the file $DISTLAB_GRADING_SEED_FILE names, which no
+# sandbox can read.
+GRADING_SEED = int((Path(os.environ["DISTLAB_GRADING_SEED_FILE"]).read_text().strip()
+                    if os.environ.get("DISTLAB_GRADING_SEED_FILE") else os.environ.get("DISTLAB_GRADING_SEED"))
+                   or int.from_bytes(os.urandom(6), "big"))
 
 
 def generator(label: str) -> torch.Generator:
