@@ -7,6 +7,7 @@ paragraphs, lists, tables, code, links, images by URL) and escapes everything el
 from __future__ import annotations
 
 import bleach
+from nbconvert.exporters import HTMLExporter
 
 TAGS = {*bleach.ALLOWED_TAGS, "p", "br", "hr", "div", "span", "pre", "sup", "sub", "del", "h1", "h2", "h3", "h4",
         "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "img"}
@@ -17,3 +18,8 @@ ATTRIBUTES = {"*": ["class"], "a": ["href", "title"], "img": ["src", "alt", "tit
 def clean(html: str) -> str:
     """`html` with every tag or attribute outside the lists above escaped or dropped (http, https, mailto links)."""
     return bleach.clean(str(html), tags=TAGS, attributes=ATTRIBUTES, protocols={"http", "https", "mailto"})
+
+
+class FeedbackExporter(HTMLExporter):
+    """The exporter of nbgrader's feedback step (nbgrader_config.py: `GenerateFeedback.exporter_class`), configured
+    as `c.FeedbackExporter`: its template and filters reach the feedback pages only, not formgrader's own pages."""
