@@ -8,26 +8,19 @@ visible self-checks (nbgrader validate) and `./course lab` serves the lessons wi
 edition's `./course` runs in a stand-in for this environment (its folders linked, the install stamp set), so that
 nothing is installed.
 """
-import json
-import os
 import re
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
+from _course import course_env, running_lab
 
 from autograde import notebooks, student_edition
 
 ROOT = Path(__file__).resolve().parents[1]
 WITHHELD = ["autograde/checks", "tests/variants", "tests/mutants", "tests/hostile"]
-LAB_START_TIMEOUT_S = 120  # JupyterLab's start on a loaded 2-core machine
 
 
 def normal(text: str) -> str:
@@ -66,16 +59,9 @@ def edition(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def course_env(edition, tmp_path_factory):
-    """The environment for the edition's `./course`: this Python's virtual environment behind a folder whose install
-    stamp matches the edition's pyproject.toml, and the edition's distlab first on the path."""
-    venv = tmp_path_factory.mktemp("venv")
-    for name in os.listdir(sys.prefix):
-        if not name.startswith(".distlab-installed-"):
-            (venv / name).symlink_to(Path(sys.prefix) / name)
-    cksum = subprocess.run(["cksum"], stdin=open(edition / "pyproject.toml", "rb"), capture_output=True, text=True)
-    (venv / f".distlab-installed-{cksum.stdout.split()[0]}").touch()
-    return {**os.environ, "DISTLAB_VENV": str(venv), "PYTHONPATH": str(edition / "src")}
+def env(edition, tmp_path_factory):
+    """`./course` of the edition in this environment (nothing installed), the edition's distlab first on the path."""
+    return course_env(tmp_path_factory.mktemp("venv"), edition, PYTHONPATH=str(edition / "src"))
 
 
 def test_the_edition_holds_the_course_and_no_answer(edition):
@@ -125,11 +111,11 @@ def write_tiny_exercise(path: Path, test_source: str) -> None:
                               "nbformat": 4, "nbformat_minor": 5}, path)
 
 
-def test_course_test_runs_the_visible_self_checks_in_the_edition(edition, course_env, tmp_path):
+def test_course_test_runs_the_visible_self_checks_in_the_edition(edition, env, tmp_path):
     def course_test(*notebook):
-        return subprocess.run(["./course", "test", *notebook], cwd=edition, env=course_env, capture_output=True,
+        return subprocess.run(["./course", "test", *notebook], cwd=edition, env=env, capture_output=True,
                               text=True, timeout=300)
-    imported = subprocess.run([sys.executable, "-c", "import distlab; print(distlab.__file__)"], env=course_env,
+    imported = subprocess.run([sys.executable, "-c", "import distlab; print(distlab.__file__)"], env=env,
                               capture_output=True, text=True)
     assert imported.stdout.startswith(str(edition / "src" / "distlab")), imported
     blank = course_test("exercises/07_inference/inference.ipynb")  # as released: every self-check fails
@@ -145,42 +131,9 @@ def test_course_test_runs_the_visible_self_checks_in_the_edition(edition, course
     assert both.returncode == 1 and "AssertionError: arithmetic" in both.stdout
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def http_status(url: str, token: str) -> int:
-    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
-    except OSError:  # not listening yet
-        return 0
-
-
-def test_course_lab_serves_the_edition_without_nbgrader_s_tools(edition, course_env):
-    port, token = free_port(), "edition-test"
-    lab = subprocess.Popen(["./course", "lab", "--no-browser", f"--port={port}",
-                            f"--IdentityProvider.token={token}"], cwd=edition, env=course_env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + LAB_START_TIMEOUT_S
-        while lab.poll() is None and http_status(f"{base}/api/status", token) != 200:
-            assert time.monotonic() < deadline, "JupyterLab did not start"
-            time.sleep(0.5)  # polling a server's start: no event to wait on
-        assert lab.poll() is None, lab.stderr.read()
-        request = urllib.request.Request(f"{base}/api/contents/exercises/07_inference",
-                                         headers={"Authorization": f"token {token}"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            listed = [item["name"] for item in json.load(response)["content"]]
-        assert listed == ["inference.ipynb"]
-        assert http_status(f"{base}/lab/tree/lessons/01_data_parallelism.ipynb", token) == 200
-        assert http_status(f"{base}/formgrader/api/assignments", token) == 404  # the learner's lab: no formgrader
-    finally:
-        os.killpg(lab.pid, signal.SIGTERM)
-        lab.wait(timeout=60)
+def test_course_lab_serves_the_edition_without_nbgrader_s_tools(edition, env):
+    with running_lab(["./course", "lab"], edition, env) as lab:
+        status, listed = lab.request("/api/contents/exercises/07_inference")
+        assert status == 200 and [item["name"] for item in listed["content"]] == ["inference.ipynb"]
+        assert lab.request("/lab/tree/lessons/01_data_parallelism.ipynb")[0] == 200
+        assert lab.request("/formgrader/api/assignments")[0] == 404  # the learner's lab: no formgrader
