@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bleach
 from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 TAGS = {*bleach.ALLOWED_TAGS, "p", "br", "hr", "div", "span", "pre", "sup", "sub", "del", "h1", "h2", "h3", "h4",
         "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "img"}
@@ -18,6 +19,13 @@ ATTRIBUTES = {"*": ["class"], "a": ["href", "title"], "img": ["src", "alt", "tit
 def clean(html: str) -> str:
     """`html` with every tag or attribute outside the lists above escaped or dropped (http, https, mailto links)."""
     return bleach.clean(str(html), tags=TAGS, attributes=ATTRIBUTES, protocols={"http", "https", "mailto"})
+
+
+def markdown2html(source: str) -> str:
+    """A student's markdown cell as HTML, cleaned: formgrader's submission page renders markdown cells with it
+    (nbgrader_config.py: `HTMLExporter.filters`). nbgrader's 'formgrade' template renders them raw, and a `<script>`
+    there would run in the instructor's browser, at the Jupyter server that serves formgrader, with its cookie."""
+    return clean(markdown2html_mistune(source))
 
 
 class FeedbackExporter(HTMLExporter):

@@ -75,6 +75,8 @@ c.FeedbackExporter.extra_template_basedirs = [
     os.path.join(HERE, "templates")]
 c.FeedbackExporter.filters = {"clean_student_html": "autograde.feedback_html.clean"}
 c.HTMLExporter.sanitize_html = True  # every page: the feedback and formgrader's
+# formgrader's own exporter: its 'formgrade' template renders markdown cells with markdown2html and no sanitising
+c.HTMLExporter.filters = {"markdown2html": "autograde.feedback_html.markdown2html"}
 
 # nbgrader's exchange (release_assignment, fetch_assignment, submit, collect; README: "Instructor's guide"): a folder
 # every learner can write to, $DISTLAB_EXCHANGE, else autograde/work/exchange (one machine, one user: a dry run).

@@ -4,17 +4,18 @@
 
 The term of one student (this login) and one set (07_inference, the quickest to grade): the student edition out;
 the set released through nbgrader's exchange, fetched, self-checked (`./course test`, as released: it fails) and
-submitted from the edition with the solution filled in; collected; graded with the real command (full marks); then
-`./course lab --instructor --work ...` (formgrader finds the config and the work folder: the assignment and the
-submission listed, the submission's page opens, not HTTP 500; a manual score and a comment typed into that page in
-headless Chromium reach the gradebook; no nbgrader warning; no gradebook.db left in the repository); then nbgrader's
-feedback again, which shows the comment. `EXCHANGE` and `CLASS` are this test's temporary folders.
+submitted from the edition with the solution filled in and a markdown cell holding script; collected; graded with
+the real command (full marks); then `./course lab --instructor --work ...`: formgrader finds the config and the work
+folder, lists the assignment and the submission, opens the submission's page (not HTTP 500) with the student's
+markdown inert (nbgrader's own template renders it raw: a script there would run in the instructor's browser), and
+a manual score and a comment typed into that page in headless Chromium reach the gradebook; no nbgrader warning, no
+gradebook.db left in the repository; then nbgrader's feedback again, which shows the comment. `EXCHANGE` and `CLASS`
+are this test's temporary folders.
 """
 import getpass
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -24,11 +25,14 @@ import pytest
 from _chromium import CHROMIUM, launch
 from _course import course_env, running_lab
 
+from autograde import notebooks
+
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE_HEADING = "## Instructor's guide: a whole term"
 CHOICES = "export EXCHANGE=/srv/nbgrader/exchange CLASS=$HOME/distributed-ai-class"
 ASSIGNMENT, NOTEBOOK = "07_inference", "inference"
 COMMAND_TIMEOUT_S = 600  # a block; grading one student takes ~50 s on a loaded 2-core machine
+HOSTILE_MARKDOWN = 'My notes <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>'
 SAVE_TIMEOUT_S = 60  # formgrader's page saving a score, on a loaded machine
 
 
@@ -46,7 +50,8 @@ def run_block(block: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
 
 
 def expect_ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert done.returncode == 0, f"{done.args[-1]}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, \
+        f"{done.args[-1]}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}"
     return done
 
 
@@ -88,7 +93,9 @@ def test_the_guide_s_term_runs_as_written(tmp_path, request):
     fetched = edition / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     checked = run_block(check, edition, student_env)  # as released: the self-checks fail, and say so
     assert checked.returncode == 1 and "NotImplementedError" in checked.stdout, checked.stdout[-3000:]
-    shutil.copy(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", fetched)  # the student's work
+    work = notebooks.read_notebook(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")  # the student's work, and
+    work["cells"].insert(1, {"cell_type": "markdown", "id": "hostile", "metadata": {}, "source": HOSTILE_MARKDOWN})
+    notebooks.write_notebook(work, fetched)  # markdown that would run script in the instructor's browser
     expect_ok(run_block(submit, edition, student_env))
 
     expect_ok(run_block(collect, ROOT, env))
@@ -107,9 +114,11 @@ def test_the_guide_s_term_runs_as_written(tmp_path, request):
         submission = submitted[0]["id"]
         status, page = served.request(f"/formgrader/submissions/{submission}/")
         assert status == 200, page[-2000:]
+        assert "window.pwned" in page and "onerror" not in page and "<script>window" not in page  # shown, inert
         grade_row = served.request(f"/formgrader/api/grades?submission_id={submission}")[1][0]
         comment_row = served.request(f"/formgrader/api/comments?submission_id={submission}")[1][0]
-        grade_url, comment_url = f"/formgrader/api/grade/{grade_row['id']}", f"/formgrader/api/comment/{comment_row['id']}"
+        grade_url = f"/formgrader/api/grade/{grade_row['id']}"
+        comment_url = f"/formgrader/api/comment/{comment_row['id']}"
         browser = headless_chromium(request)
         if browser is not None:  # as an instructor grades: type into the page, then leave the field
             tab = browser.new_page()
