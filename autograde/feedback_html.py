@@ -18,6 +18,8 @@ import html
 import time
 
 import nh3
+from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 TAGS = {"a", "abbr", "acronym", "b", "blockquote", "code", "em", "i", "li", "ol", "strong", "ul", "p", "br", "hr",
         "div", "span", "pre", "sup", "sub", "del", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody",
@@ -89,3 +91,16 @@ def fallback_page(nb, title: str, reason: str, scores: dict) -> str:
                     f"{html.escape(str(meta.get('points')))})</h3>\n<pre>{shown}</pre>")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head><body>\n"
             f"<h1>{html.escape(title)}</h1>\n<p>{html.escape(reason)}</p>\n" + "\n".join(rows) + "\n</body></html>\n")
+
+
+def markdown2html(source: str) -> str:
+    """A student's markdown cell as HTML, cleaned and cut at MARKDOWN_CELL_CAP characters: formgrader's submission
+    page renders markdown cells with it (nbgrader_config.py: `HTMLExporter.filters`). nbgrader's 'formgrade' template
+    renders them raw, and a `<script>` there would run in the instructor's browser, at the Jupyter server that serves
+    formgrader, with its cookie."""
+    return clean(markdown2html_mistune(str(source)[:MARKDOWN_CELL_CAP]))
+
+
+class FeedbackExporter(HTMLExporter):
+    """The exporter of nbgrader's feedback step (nbgrader_config.py: `GenerateFeedback.exporter_class`), configured
+    as `c.FeedbackExporter`: its template and filters reach the feedback pages only, not formgrader's own pages."""

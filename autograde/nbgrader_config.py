@@ -57,15 +57,28 @@ c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMet
 # What the student's notebook shows where a solution was (the source's "### BEGIN SOLUTION" block).
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
-# Feedback pages: a student's markdown is sanitised (autograde/feedback_html.py, templates/distlab_feedback), and so
-# are outputs (nbconvert's sanitize_html): no student HTML or script runs in the page the instructor opens.
+# Feedback pages (`nbgrader generate_feedback`, and formgrader's "generate feedback" button): a student's markdown is
+# sanitised (autograde/feedback_html.py, templates/distlab_feedback), and so are outputs (nbconvert's sanitize_html):
+# no student HTML or script runs in the page the instructor opens. The template is the feedback step's exporter's
+# alone (a subclass's section overrides HTMLExporter's, which GenerateFeedback sets to nbgrader's 'feedback'):
+# formgrader renders a submission with its own HTMLExporter and 'formgrade' template, which ours would replace
+# (TemplateNotFound: an HTTP 500 on every submission page).
 import nbgrader  # noqa: E402
 
-c.HTMLExporter.template_name = "distlab_feedback"  # nbgrader's "feedback" template, markdown sanitised
-c.HTMLExporter.template_file = "distlab_feedback.html.j2"  # not index.html.j2: it extends nbgrader's, of that name
-c.HTMLExporter.extra_template_basedirs = [
+from autograde.feedback_html import FeedbackExporter  # noqa: E402
+
+c.GenerateFeedback.exporter_class = FeedbackExporter
+c.FeedbackExporter.template_name = "distlab_feedback"  # nbgrader's "feedback" template, markdown sanitised
+c.FeedbackExporter.template_file = "distlab_feedback.html.j2"  # not index.html.j2: it extends nbgrader's, of that name
+c.FeedbackExporter.extra_template_basedirs = [
     os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"),
     os.path.join(HERE, "templates")]
-c.HTMLExporter.filters = {"clean_student_html": "autograde.feedback_html.clean",
-                          "student_markdown": "autograde.feedback_html.student_markdown"}
-c.HTMLExporter.sanitize_html = True
+c.FeedbackExporter.filters = {"clean_student_html": "autograde.feedback_html.clean",
+                              "student_markdown": "autograde.feedback_html.student_markdown"}
+c.HTMLExporter.sanitize_html = True  # every page: the feedback and formgrader's
+# formgrader's own exporter: its 'formgrade' template renders markdown cells with markdown2html and no sanitising
+c.HTMLExporter.filters = {"markdown2html": "autograde.feedback_html.markdown2html"}
+
+# nbgrader's exchange (release_assignment, fetch_assignment, submit, collect; README: "Instructor's guide"): a folder
+# every learner can write to, $DISTLAB_EXCHANGE, else autograde/work/exchange (one machine, one user: a dry run).
+c.Exchange.root = os.path.abspath(os.environ.get("DISTLAB_EXCHANGE") or os.path.join(HERE, "work", "exchange"))
