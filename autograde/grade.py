@@ -23,9 +23,11 @@ check autograde/checks/<assignment>.py::<grade_id> decides, in the grader, from 
 command refuses, unless --unsafe-no-sandbox (then the CSV's `sandbox` column says `none (unsafe)`).
 
 Limits: --budget seconds per student (default 300: past it, the sandbox and everything in it is killed and the
-remaining checks score 0), --cell-timeout seconds per notebook cell (default 60), printed output capped per cell;
---memory-gib and --tasks for all of one student's processes together, in a control group of its own where the
-system lets the grader make one (autograde/cgroup.py; grades.json's limits say whether it did).
+remaining checks score 0), --cell-timeout seconds per notebook cell (default 60), --call-timeout seconds per call of
+a check (default 60; a function past it is not run again), --max-restarts fresh sandboxes per check (default 2),
+printed output capped per cell; --memory-gib, --tasks and --cpus for all of one student's processes together, in a
+control group of its own where the system lets the grader make one (autograde/cgroup.py; grades.json's limits say
+whether it did).
 
 nbgrader's working state (gradebook.db, submitted/, autograded/, feedback/) goes to --work (default
 autograde/work/<assignment>, git-ignored), which is emptied first. With --jobs N the students are split into N
@@ -76,7 +78,8 @@ def main(argv=None) -> int:
         parser.error(f"refusing to grade without a sandbox: {problem}. (--unsafe-no-sandbox grades anyway, without "
                      f"protection: only for code you trust)")
     limits = {"sandbox": not args.unsafe_no_sandbox, "budget_s": args.budget, "cell_timeout_s": args.cell_timeout,
-              "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks}
+              "call_timeout_s": args.call_timeout, "max_restarts": args.max_restarts,
+              "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks, "cpus": args.cpus}
     try:
         report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout, limits,
                        args.shard)
@@ -101,12 +104,23 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--budget", type=float, default=300.0,
                         help="seconds one student's notebook may take in all, in its sandbox (default 300)")
     parser.add_argument("--cell-timeout", type=float, default=60.0,
-                        help="seconds one cell of a student's notebook may run (default 60)")
+                        help="seconds one cell of a student's notebook may run when it is run at the sandbox's start "
+                             "(default 60; a loop inside a function meets --call-timeout instead)")
+    parser.add_argument("--call-timeout", type=float, default=60.0,
+                        help="seconds one call of a check into the student's code may take (default 60); a function "
+                             "that runs past it, or that a launch's ranks were in past the launch's deadline, is not "
+                             "run again: later checks that call it fail at once, the others still run")
+    parser.add_argument("--max-restarts", type=int, default=2,
+                        help="fresh sandboxes one check may start after the student's code stopped one (default 2); "
+                             "each later check starts fresh again, within --budget")
     parser.add_argument("--memory-gib", type=float, default=4.0,
                         help="GiB of memory one student's sandbox may use, all its processes together (default 4), "
                              "where the system lets the grader make a control group (grades.json says if it did)")
     parser.add_argument("--tasks", type=int, default=512,
                         help="processes and threads one student's sandbox may run at once (default 512; same)")
+    parser.add_argument("--cpus", type=float, default=0.0,
+                        help="cores one student's sandbox may use at most, e.g. cores / --jobs (default 0: no cap); "
+                             "every student gets an equal CPU weight where the control group has a CPU controller")
     parser.add_argument("--shard", type=parse_shard, default=(0, 1), metavar="K/N",
                         help="grade only part K of N (K from 0 to N-1; students in sorted order, every N-th); "
                              "combine the parts' --out folders with autograde/merge.py")
@@ -125,6 +139,9 @@ def checked_work(parser: argparse.ArgumentParser, args) -> Path:
         parser.error(f"no folder {args.submissions}")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if min(args.budget, args.cell_timeout, args.call_timeout) <= 0 or args.max_restarts < 0 or args.cpus < 0:
+        parser.error("--budget, --cell-timeout and --call-timeout must be positive, --max-restarts and --cpus at "
+                     "least 0")
     work = (args.work or notebooks.DEFAULT_WORK / args.assignment).resolve()
     try:
         notebooks.check_nbgrader_path(work)
@@ -204,10 +221,10 @@ class Group:
 
 def with_defaults(limits: dict | None) -> dict:
     """The limits of one student's sandbox, the defaults filled in, and which control group grading here gets."""
-    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, "memory_bytes": MEMORY_BYTES, "tasks": TASKS,
-              **(limits or {})}
-    limits["control_group"] = (StudentGroup.available(limits["memory_bytes"], limits["tasks"]) if limits["sandbox"]
-                               else "none: no sandbox")
+    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, "call_timeout_s": 60.0, "max_restarts": 2,
+              "memory_bytes": MEMORY_BYTES, "tasks": TASKS, "cpus": 0.0, **(limits or {})}
+    limits["control_group"] = (StudentGroup.available(limits["memory_bytes"], limits["tasks"], limits["cpus"] or None)
+                               if limits["sandbox"] else "none: no sandbox")
     return limits
 
 
@@ -263,7 +280,10 @@ def autograde_groups(assignment: str, students: dict, groups: list[Group], work:
                  f"--SandboxedExecute.budget_s={limits['budget_s']}",
                  f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}",
                  f"--SandboxedExecute.memory_bytes={limits['memory_bytes']}",
-                 f"--SandboxedExecute.tasks={limits['tasks']}"]
+                 f"--SandboxedExecute.tasks={limits['tasks']}",
+                 f"--SandboxedExecute.call_timeout_s={limits['call_timeout_s']}",
+                 f"--SandboxedExecute.max_restarts={limits['max_restarts']}",
+                 f"--SandboxedExecute.cpus={limits['cpus']}"]
     logs = run_groups(["autograde", assignment, "--force", *sandboxed], groups, work, timeout)
     # nbgrader gives up on a group at some errors: whoever it left ungraded is graded again, each student alone
     for group in groups:
