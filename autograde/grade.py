@@ -293,7 +293,7 @@ def autograde_groups(assignment: str, students: dict, groups: list[Group], work:
                 continue  # graded alone already
             _log(log, f"{student} was not graded with its group: graded alone")
             alone = Group(group.folder, [student])
-            logs[group.folder] = logs.get(group.folder, "") + run_groups(
+            logs[group.folder] = logs.get(group.folder, "") + f"{RUN_BOUNDARY} {student} alone\n" + run_groups(
                 ["autograde", assignment, "--force", f"--student={student}", *sandboxed], [alone], work, timeout,
                 log_name=f"autograde-alone-{student}")[group.folder]
     _log(log, f"autograde took {time.time() - started:.1f} s")
@@ -409,25 +409,36 @@ def write_report(report: dict, out: Path) -> None:
               + "\n  ".join(report["gradebook_corrections"]), file=sys.stderr)
 
 
+RUN_BOUNDARY = "[grade.py] next nbgrader run:"  # between one group's runs in its log text (a regrade alone)
+
+
 def student_seconds(log_text: str, folder: Path) -> dict[str, float]:
     """Seconds nbgrader spent on each student, from the log's timestamps: from its "Sanitizing .../submitted/<student>/"
-    line to the next student's, the last student's to the log's last timestamp (not the file's: the group's log stays
-    open until every group is done)."""
-    starts, last = [], None
+    line to the next student's, a run's last student's to that run's last timestamp (not the file's: the group's log
+    stays open until every group is done; not a later run's: a regrade alone comes after every group is done)."""
+    seconds: dict[str, float] = {}
+    current, last = None, None  # (start, student) being timed; the run's last timestamp
+
+    def close(until):
+        if current is not None:  # one line per notebook: a student's notebooks (and runs) add up
+            seconds[current[1]] = round(seconds.get(current[1], 0.0) + until - current[0], 1)
+
     for line in log_text.splitlines():
+        if line.startswith(RUN_BOUNDARY):
+            close(last)
+            current = None
+            continue
         stamped = re.match(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,\d+)? ", line)
         if not stamped:
             continue
         last = datetime.strptime(stamped.group(1), "%Y-%m-%d %H:%M:%S").timestamp()
         found = re.search(r"Sanitizing .*/submitted/([^/]+)/", line)
         if found:
-            starts.append((last, found.group(1)))
-    log_file = folder / "autograde.log"
-    end = last if last is not None else log_file.stat().st_mtime if log_file.exists() else time.time()
-    seconds: dict[str, float] = {}
-    for i, (start, student) in enumerate(starts):  # one line per notebook: a student's notebooks add up
-        until = starts[i + 1][0] if i + 1 < len(starts) else end
-        seconds[student] = round(seconds.get(student, 0.0) + until - start, 1)
+            close(last)
+            current = (last, found.group(1))
+    if current is not None:
+        log_file = folder / "autograde.log"
+        close(last if last is not None else log_file.stat().st_mtime if log_file.exists() else time.time())
     return seconds
 
 

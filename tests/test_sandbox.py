@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import psutil
@@ -420,3 +421,32 @@ def test_every_student_group_gets_equal_cpu_shares_on_cgroup_v1():
     finally:
         group.remove()
     assert not group.folders["cpu"].exists()
+
+
+def test_each_label_seed_uses_the_whole_secret(monkeypatch):
+    """Issue 45, item 12: torch's generator keeps a seed's low 32 bits, and `secret ^ crc32(label)` put the same 32
+    bits of the secret into every label: a secret's upper bits changed nothing, and one check's seed gave all."""
+    from autograde.checks import _common
+    draws = {}
+    for secret in (12345, 12345 + 2**40):
+        monkeypatch.setattr(_common, "GRADING_SEED", secret)
+        draws[secret] = [torch.rand(4, generator=_common.generator(label)) for label in ("a", "b")]
+        assert all(0 <= _common.label_seed(label) < 2**63 for label in ("a", "b"))
+    assert not torch.equal(draws[12345][0], draws[12345 + 2**40][0]), "the secret's upper bits changed nothing"
+    monkeypatch.setattr(_common, "GRADING_SEED", 12345)
+    low = {label: _common.label_seed(label) % 2**32 for label in ("a", "b")}
+    assert low["a"] ^ low["b"] != (zlib.crc32(b"a") ^ zlib.crc32(b"b")), "two labels' seeds differ by a public constant"
+
+
+def test_a_students_seconds_end_with_its_own_nbgrader_run(tmp_path):
+    """Issue 45, item 12: the group's last student was timed until the next run's first line: a regrade alone, after
+    every other group was done (115 s for a 17 s grading)."""
+    from autograde.grade import RUN_BOUNDARY, student_seconds
+    log = "\n".join([
+        "2026-01-01 10:00:00 [AutogradeApp | INFO] Sanitizing /w/submitted/alice/01/x.ipynb",
+        "2026-01-01 10:00:10 [AutogradeApp | INFO] Sanitizing /w/submitted/bob/01/x.ipynb",
+        "2026-01-01 10:00:27 [AutogradeApp | INFO] Writing /w/autograded/bob/01/x.ipynb",
+        f"{RUN_BOUNDARY} carol alone",
+        "2026-01-01 10:02:00 [AutogradeApp | INFO] Sanitizing /w/submitted/carol/01/x.ipynb",
+        "2026-01-01 10:02:15 [AutogradeApp | INFO] Writing /w/autograded/carol/01/x.ipynb"])
+    assert student_seconds(log, tmp_path) == {"alice": 10.0, "bob": 17.0, "carol": 15.0}
