@@ -12,6 +12,12 @@ counts the whole student, and only that student: past TASKS, fork and thread cre
 MEMORY_BYTES, the kernel's OOM killer ends a process of that sandbox (the check fails, the next one starts a fresh
 sandbox), never the grader's or another student's.
 
+CPU: where the group can have a CPU controller, every student's group gets the same weight (v2 `cpu.weight`, v1
+`cpu.shares`: the kernel's defaults, but set, and in a group of its own, so that a student with 200 spinning processes
+gets one student's share, not 200 processes' worth beside a single honest one), and with `cpus` a cap (v2 `cpu.max`,
+v1 `cpu.cfs_quota_us`; e.g. cores / --jobs). Without a CPU controller, the kernel's autogroup (if on) is all there is;
+`describe()` says which.
+
 Two kinds of system, tried in order:
 - cgroup v2 (one hierarchy, `/sys/fs/cgroup/cgroup.controllers`): a child of the grader's own group, when that group
   is writable and delegates the `memory` and `pids` controllers (e.g. `systemd-run --user --scope -p Delegate=yes`, or
@@ -30,6 +36,8 @@ ROOT = Path("/sys/fs/cgroup")
 # An honest student of any set peaks at 325-400 MiB and 18-42 tasks (autograde/try_checks.py, 4 ranks): ~10x that.
 MEMORY_BYTES = 4 * 2**30  # everything of one student's sandbox at once (tmpfs files in its /tmp included)
 TASKS = 512  # processes and threads of one student
+CPU_WEIGHT, CPU_SHARES = 100, 1024  # the same for every student (v2, v1); the kernel's defaults
+CPU_PERIOD_US = 100_000
 _counter = itertools.count()
 
 
@@ -45,13 +53,16 @@ def _own_path(controller: str | None) -> str | None:
 class StudentGroup:
     """One student's group: a folder per hierarchy (v2: one; v1: memory and pids), with the limits it was set."""
 
-    def __init__(self, folders: dict[str, Path], version: int, limits: dict):
+    def __init__(self, folders: dict[str, Path], version: int, limits: dict, cpu: str | None = None):
         self.folders, self.version = folders, version
-        self.limits = limits  # {"memory_bytes", "tasks"} as set
+        self.limits = limits  # {"memory_bytes", "tasks", "cpus"} as set
+        self.cpu = cpu  # the CPU controller's settings in words, or None without one
 
     @classmethod
-    def create(cls, label: str, memory_bytes: int = MEMORY_BYTES, tasks: int = TASKS) -> StudentGroup | None:
-        """A new group for one student, with its limits set; None where none can be made."""
+    def create(cls, label: str, memory_bytes: int = MEMORY_BYTES, tasks: int = TASKS,
+               cpus: float | None = None) -> StudentGroup | None:
+        """A new group for one student, with its limits set; None where none can be made. `cpus`: a cap in cores
+        (None: none), where there is a CPU controller."""
         name = f"distlab-{''.join(c if c.isalnum() else '-' for c in label)[:40]}-{os.getpid()}-{next(_counter)}"
         for version, make in ((2, _v2_folders), (1, _v1_folders)):
             try:
@@ -59,7 +70,8 @@ class StudentGroup:
             except OSError:
                 folders = None
             if folders is not None:
-                return cls(folders, version, {"memory_bytes": memory_bytes, "tasks": tasks})
+                cpu = (_v2_cpu if version == 2 else _v1_cpu)(folders, name, cpus)
+                return cls(folders, version, {"memory_bytes": memory_bytes, "tasks": tasks, "cpus": cpus}, cpu)
         return None
 
     @staticmethod
@@ -73,9 +85,9 @@ class StudentGroup:
         return "no cgroup hierarchy mounted"
 
     @classmethod
-    def available(cls, memory_bytes: int = MEMORY_BYTES, tasks: int = TASKS) -> str:
+    def available(cls, memory_bytes: int = MEMORY_BYTES, tasks: int = TASKS, cpus: float | None = None) -> str:
         """What grading here would get, in words: the kind of group and its limits, or why there is none."""
-        group = cls.create("probe", memory_bytes, tasks)
+        group = cls.create("probe", memory_bytes, tasks, cpus)
         if group is None:
             return f"none: {cls.why_none()}"
         group.remove()
@@ -83,7 +95,8 @@ class StudentGroup:
 
     def describe(self) -> str:
         gib = self.limits["memory_bytes"] / 2**30
-        return f"cgroup v{self.version}: {gib:g} GiB, {self.limits['tasks']} tasks per student"
+        cpu = self.cpu or "no CPU controller (the kernel's autogroup, if on, is all that shares the cores)"
+        return f"cgroup v{self.version}: {gib:g} GiB, {self.limits['tasks']} tasks per student; CPU: {cpu}"
 
     def join(self) -> None:
         """In a child process before it starts the sandbox (a preexec_fn): move it into the group."""
@@ -127,6 +140,46 @@ def _v2_folders(name: str, memory_bytes: int, tasks: int) -> dict[str, Path] | N
         folder.rmdir()
         raise
     return {"v2": folder}
+
+
+def _v2_cpu(folders: dict[str, Path], name: str, cpus: float | None) -> str | None:
+    """The v2 group's CPU weight (and cap), where the parent can hand the cpu controller down; its words, or None."""
+    folder = folders["v2"]
+    try:
+        parent = folder.parent
+        if "cpu" not in (parent / "cgroup.subtree_control").read_text().split():
+            if "cpu" not in (parent / "cgroup.controllers").read_text().split():
+                return None
+            (parent / "cgroup.subtree_control").write_text("+cpu")
+        (folder / "cpu.weight").write_text(str(CPU_WEIGHT))
+        if cpus:
+            (folder / "cpu.max").write_text(f"{int(cpus * CPU_PERIOD_US)} {CPU_PERIOD_US}")
+    except OSError:
+        return None
+    return f"cpu.weight {CPU_WEIGHT} each" + (f", at most {cpus:g} core{'s' * (cpus != 1)}" if cpus else "")
+
+
+def _v1_cpu(folders: dict[str, Path], name: str, cpus: float | None) -> str | None:
+    """A v1 group of the student's in the cpu hierarchy, its shares (and cap) set; added to `folders`; its words."""
+    own = _own_path("cpu")
+    hierarchy = ROOT / "cpu"
+    if own is None or not hierarchy.is_dir():
+        return None
+    folder = hierarchy / own.lstrip("/") / name
+    try:
+        folder.mkdir()
+    except OSError:
+        return None
+    try:
+        (folder / "cpu.shares").write_text(str(CPU_SHARES))
+        if cpus:
+            (folder / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+            (folder / "cpu.cfs_quota_us").write_text(str(int(cpus * CPU_PERIOD_US)))
+    except OSError:
+        _remove({"cpu": folder})
+        return None
+    folders["cpu"] = folder
+    return f"cpu.shares {CPU_SHARES} each" + (f", at most {cpus:g} core{'s' * (cpus != 1)}" if cpus else "")
 
 
 def _v1_folders(name: str, memory_bytes: int, tasks: int) -> dict[str, Path]:

@@ -27,9 +27,11 @@ check autograde/checks/<assignment>.py::<grade_id> decides, in the grader, from 
 command refuses, unless --unsafe-no-sandbox (then the CSV's `sandbox` column says `none (unsafe)`).
 
 Limits: --budget seconds per student (default 300: past it, the sandbox and everything in it is killed and the
-remaining checks score 0), --cell-timeout seconds per notebook cell (default 60), printed output capped per cell;
---memory-gib and --tasks for all of one student's processes together, in a control group of its own where the
-system lets the grader make one (autograde/cgroup.py; grades.json's limits say whether it did).
+remaining checks score 0), --cell-timeout seconds per notebook cell (default 60), --call-timeout seconds per call of
+a check (default 60; a function past it is not run again), --max-restarts fresh sandboxes per check (default 2),
+printed output capped per cell; --memory-gib, --tasks and --cpus for all of one student's processes together, in a
+control group of its own where the system lets the grader make one (autograde/cgroup.py; grades.json's limits say
+whether it did).
 
 nbgrader's working state (gradebook.db, submitted/, autograded/, feedback/) goes to --work (default
 autograde/work/<assignment>, git-ignored), which is emptied first. With --jobs N the students are split into N
@@ -88,7 +90,8 @@ def main(argv=None) -> int:
         parser.error(f"refusing to grade without a sandbox: {problem}. (--unsafe-no-sandbox grades anyway, without "
                      f"protection: only for code you trust)")
     limits = {"sandbox": not args.unsafe_no_sandbox, "budget_s": args.budget, "cell_timeout_s": args.cell_timeout,
-              "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks}
+              "call_timeout_s": args.call_timeout, "max_restarts": args.max_restarts,
+              "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks, "cpus": args.cpus}
     try:
         report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout, limits,
                        args.shard, only=args.only, due=args.due, late_penalty=args.late_penalty)
@@ -121,12 +124,23 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--budget", type=float, default=300.0,
                         help="seconds one student's notebook may take in all, in its sandbox (default 300)")
     parser.add_argument("--cell-timeout", type=float, default=60.0,
-                        help="seconds one cell of a student's notebook may run (default 60)")
+                        help="seconds one cell of a student's notebook may run when it is run at the sandbox's start "
+                             "(default 60; a loop inside a function meets --call-timeout instead)")
+    parser.add_argument("--call-timeout", type=float, default=60.0,
+                        help="seconds one call of a check into the student's code may take (default 60); a function "
+                             "that runs past it, or that a launch's ranks were in past the launch's deadline, is not "
+                             "run again: later checks that call it fail at once, the others still run")
+    parser.add_argument("--max-restarts", type=int, default=2,
+                        help="fresh sandboxes one check may start after the student's code stopped one (default 2); "
+                             "each later check starts fresh again, within --budget")
     parser.add_argument("--memory-gib", type=float, default=4.0,
                         help="GiB of memory one student's sandbox may use, all its processes together (default 4), "
                              "where the system lets the grader make a control group (grades.json says if it did)")
     parser.add_argument("--tasks", type=int, default=512,
                         help="processes and threads one student's sandbox may run at once (default 512; same)")
+    parser.add_argument("--cpus", type=float, default=0.0,
+                        help="cores one student's sandbox may use at most, e.g. cores / --jobs (default 0: no cap); "
+                             "every student gets an equal CPU weight where the control group has a CPU controller")
     parser.add_argument("--shard", type=parse_shard, default=(0, 1), metavar="K/N",
                         help="grade only part K of N (K from 0 to N-1; students in sorted order, every N-th); "
                              "combine the parts' --out folders with autograde/merge.py")
@@ -154,6 +168,9 @@ def checked_work(parser: argparse.ArgumentParser, args) -> Path:
         parser.error(f"no folder {args.submissions}")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if min(args.budget, args.cell_timeout, args.call_timeout) <= 0 or args.max_restarts < 0 or args.cpus < 0:
+        parser.error("--budget, --cell-timeout and --call-timeout must be positive, --max-restarts and --cpus at "
+                     "least 0")
     work = (args.work or notebooks.DEFAULT_WORK / args.assignment).resolve()
     try:
         notebooks.check_nbgrader_path(work)
@@ -229,7 +246,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     students = {s: info for i, (s, info) in enumerate(students.items()) if i % shard[1] == shard[0]}
     explain_missing(students, submissions, assignment, names)
     if seed is None:  # $DISTLAB_GRADING_SEED replays a run, as autograde/try_checks.py does
-        seed = int(os.environ.get("DISTLAB_GRADING_SEED") or int.from_bytes(os.urandom(6), "big"))
+        seed = int(os.environ.get("DISTLAB_GRADING_SEED") or int.from_bytes(os.urandom(8), "big") >> 1)
     guarded = [notebooks.SOLUTIONS, notebooks.EXERCISES, notebooks.AUTOGRADE, submissions.resolve()]
     unread = [work, out.resolve(), *(submissions.resolve() / s for s, i in everyone.items() if i["status"] == FAILED)]
     before = tree_hashes(guarded, skip=unread)  # a refused folder is never read, not even to hash it
@@ -380,10 +397,10 @@ class Group:
 
 def with_defaults(limits: dict | None) -> dict:
     """The limits of one student's sandbox, the defaults filled in, and which control group grading here gets."""
-    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, "memory_bytes": MEMORY_BYTES, "tasks": TASKS,
-              **(limits or {})}
-    limits["control_group"] = (StudentGroup.available(limits["memory_bytes"], limits["tasks"]) if limits["sandbox"]
-                               else "none: no sandbox")
+    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, "call_timeout_s": 60.0, "max_restarts": 2,
+              "memory_bytes": MEMORY_BYTES, "tasks": TASKS, "cpus": 0.0, **(limits or {})}
+    limits["control_group"] = (StudentGroup.available(limits["memory_bytes"], limits["tasks"], limits["cpus"] or None)
+                               if limits["sandbox"] else "none: no sandbox")
     return limits
 
 
@@ -469,7 +486,10 @@ def autograde_groups(assignment: str, students: dict, groups: list[Group], work:
                  f"--SandboxedExecute.budget_s={limits['budget_s']}",
                  f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}",
                  f"--SandboxedExecute.memory_bytes={limits['memory_bytes']}",
-                 f"--SandboxedExecute.tasks={limits['tasks']}"]
+                 f"--SandboxedExecute.tasks={limits['tasks']}",
+                 f"--SandboxedExecute.call_timeout_s={limits['call_timeout_s']}",
+                 f"--SandboxedExecute.max_restarts={limits['max_restarts']}",
+                 f"--SandboxedExecute.cpus={limits['cpus']}"]
     progress = Progress(sum(len(students[s]["files"]) for g in groups for s in g.students), log)
     logs = run_groups(["autograde", assignment, "--force", *sandboxed], groups, work, timeout, progress=progress)
     # nbgrader gives up on a group at some errors: whoever it left ungraded is graded again, each student alone
@@ -480,7 +500,7 @@ def autograde_groups(assignment: str, students: dict, groups: list[Group], work:
                 continue  # graded alone already
             _log(log, f"{student} was not graded with its group: graded alone")
             alone = Group(group.folder, [student])
-            logs[group.folder] = logs.get(group.folder, "") + run_groups(
+            logs[group.folder] = logs.get(group.folder, "") + f"{RUN_BOUNDARY} {student} alone\n" + run_groups(
                 ["autograde", assignment, "--force", f"--student={student}", *sandboxed], [alone], work, timeout,
                 log_name=f"autograde-alone-{student}", progress=progress)[group.folder]
     _log(log, f"autograde took {time.time() - started:.1f} s")
@@ -773,25 +793,36 @@ def write_report(report: dict, out: Path) -> None:
         raise RuntimeError("could not write " + "; ".join(problems))
 
 
+RUN_BOUNDARY = "[grade.py] next nbgrader run:"  # between one group's runs in its log text (a regrade alone)
+
+
 def student_seconds(log_text: str, folder: Path) -> dict[str, float]:
     """Seconds nbgrader spent on each student, from the log's timestamps: from its "Sanitizing .../submitted/<student>/"
-    line to the next student's, the last student's to the log's last timestamp (not the file's: the group's log stays
-    open until every group is done)."""
-    starts, last = [], None
+    line to the next student's, a run's last student's to that run's last timestamp (not the file's: the group's log
+    stays open until every group is done; not a later run's: a regrade alone comes after every group is done)."""
+    seconds: dict[str, float] = {}
+    current, last = None, None  # (start, student) being timed; the run's last timestamp
+
+    def close(until):
+        if current is not None:  # one line per notebook: a student's notebooks (and runs) add up
+            seconds[current[1]] = round(seconds.get(current[1], 0.0) + until - current[0], 1)
+
     for line in log_text.splitlines():
+        if line.startswith(RUN_BOUNDARY):
+            close(last)
+            current = None
+            continue
         stamped = re.match(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,\d+)? ", line)
         if not stamped:
             continue
         last = datetime.strptime(stamped.group(1), "%Y-%m-%d %H:%M:%S").timestamp()
         found = re.search(r"Sanitizing .*/submitted/([^/]+)/", line)
         if found:
-            starts.append((last, found.group(1)))
-    log_file = folder / "autograde.log"
-    end = last if last is not None else log_file.stat().st_mtime if log_file.exists() else time.time()
-    seconds: dict[str, float] = {}
-    for i, (start, student) in enumerate(starts):  # one line per notebook: a student's notebooks add up
-        until = starts[i + 1][0] if i + 1 < len(starts) else end
-        seconds[student] = round(seconds.get(student, 0.0) + until - start, 1)
+            close(last)
+            current = (last, found.group(1))
+    if current is not None:
+        log_file = folder / "autograde.log"
+        close(last if last is not None else log_file.stat().st_mtime if log_file.exists() else time.time())
     return seconds
 
 

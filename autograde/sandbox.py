@@ -14,7 +14,12 @@ load) and then compared, by the checks, with values the grader computed itself.
 Time and output are bounded from here: every request has a deadline (within the student's whole budget); a request
 past it, or a worker that dies or writes an oversized or malformed frame, ends the sandbox — every process in it,
 `setsid` daemons too, since the PID namespace goes with it — and the next request starts a fresh one (up to
-MAX_RESTARTS times). Printed output is kept up to OUTPUT_CAP characters per request.
+`max_restarts` times within one check: `begin_check`). A loop costs one deadline, not one per check: a function of
+the notebook that ran past a deadline (a call's, or a launch's: the ranks were in it) is not run again; later calls of
+it fail at once with the same reason, in the grader and in the sandbox (`stop_calling`), while checks that never call
+it still run. A notebook whose own cells stop the sandbox stops every start the same way: told once, not retried.
+Printed output is kept up to OUTPUT_CAP characters per request; what the replayed cells print is theirs
+(`cell_results`), never a check's.
 """
 from __future__ import annotations
 
@@ -48,10 +53,10 @@ MAX_ENTRIES = 5_000
 OUTPUT_CAP = 64 * 1024  # characters of printed output kept per request
 ERROR_CAP = 8 * 1024  # characters of a student's error message, and of its traceback, kept
 RAW_OUTPUT_CAP = 64 * 1024  # bytes kept of what the worker writes to its own stdout/stderr file descriptors
-MAX_RESTARTS = 2
+MAX_RESTARTS = 2  # fresh sandboxes one check may start after the notebook's code stopped one
 STUDENT_BUDGET_S = 300.0
-CELL_TIMEOUT_S = 60.0
-CALL_TIMEOUT_S = 60.0
+CELL_TIMEOUT_S = 60.0  # one of the notebook's cells, replayed at each start
+CALL_TIMEOUT_S = 60.0  # one call of a check into the notebook's code
 WORKER_START_S = 120.0  # for the worker to import torch and fork the ranks' forkserver: seconds, minutes if loaded
 LAUNCH_MARGIN_S = 30.0  # beyond a launch's own deadline: the worker's distlab stops it first
 
@@ -68,6 +73,10 @@ class SandboxError(Exception):
     """The sandbox stopped answering: a deadline passed, the worker died, or it broke the protocol."""
 
 
+class DeadlinePassed(SandboxError):
+    """A request's deadline passed before the sandbox answered (it was stopped)."""
+
+
 class Submission:
     """A student's notebook code in a sandbox; `call` and `launch` run its definitions and bring plain data back.
 
@@ -78,29 +87,51 @@ class Submission:
     def __init__(self, cells: list[str], rank_source: str = "", *, sandbox: bool = True,
                  budget_s: float = STUDENT_BUDGET_S, cell_timeout_s: float = CELL_TIMEOUT_S,
                  rank_filename: str = "<rank-side procedures>", preload_dynamo: bool = True,
-                 label: str = "student", memory_bytes: int | None = None, tasks: int | None = None):
+                 label: str = "student", memory_bytes: int | None = None, tasks: int | None = None,
+                 cpus: float | None = None, call_timeout_s: float = CALL_TIMEOUT_S,
+                 max_restarts: int = MAX_RESTARTS):
         self.cells, self.rank_source, self.sandbox = list(cells), rank_source, sandbox
         # one control group bounds everything of this submission together, where the system offers one
-        limits = {k: v for k, v in (("memory_bytes", memory_bytes), ("tasks", tasks)) if v is not None}
+        limits = {k: v for k, v in (("memory_bytes", memory_bytes), ("tasks", tasks), ("cpus", cpus)) if v is not None}
         self.group = StudentGroup.create(label, **limits) if sandbox else None
         self.group_peak: dict | None = None  # the group's peak use, once the submission is closed
         self.preload_dynamo = preload_dynamo  # False: no torch._dynamo (_common.ranks_import_dynamo)
         self.rank_filename = rank_filename
-        self.cell_timeout_s = cell_timeout_s
+        self.cell_timeout_s, self.call_timeout_s, self.max_restarts = cell_timeout_s, call_timeout_s, max_restarts
         self.budget = Deadline.after(budget_s)
         self.worker: SandboxProcess | None = None  # the running sandbox, None until started and once stopped
-        self.restarts = -1
+        self.restarts = -1  # fresh starts after the first, in all
+        self.restarts_in_check = 0  # since `begin_check`
+        self.cells_stopped: str | None = None  # why the notebook's own cells stopped the sandbox: every start would
+        self.not_run_again: dict[str, str] = {}  # the notebook's functions that ran past a deadline: why
         self.cell_results: list[dict] | None = None  # what each cell printed or raised, from the first start
         self.raw_output = RawOutput()  # every start's together
         self.printed = Printed()
 
     # --- what checks use ------------------------------------------------------------------------------------
 
-    def call(self, name: str, *args, timeout: float = CALL_TIMEOUT_S, **kwargs):
-        """`name(*args, **kwargs)` in the sandbox; its result as plain data, or StudentError if it raised.
-        Plain data: None, bool, int, float, str, bytes, plain CPU tensors, torch.dtype, and lists, tuples and dicts
-        of these (numpy numbers and arrays come back as numbers and tensors)."""
-        return result_of(self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs}, timeout))
+    def begin_check(self) -> None:
+        """A new check starts: it may start fresh sandboxes again (up to `max_restarts`) after a stop."""
+        self.restarts_in_check = 0
+
+    def call(self, name: str, *args, timeout: float | None = None, **kwargs):
+        """`name(*args, **kwargs)` in the sandbox within `timeout` (default: the submission's `call_timeout_s`); its
+        result as plain data, or StudentError if it raised. Plain data: None, bool, int, float, str, bytes, plain CPU
+        tensors, torch.dtype, and lists, tuples and dicts of these (numpy numbers and arrays come back as numbers and
+        tensors). A `name` that ran past a deadline before fails at once (SandboxError), and so does this call past
+        its own."""
+        self._check_budget()
+        if name in self.not_run_again:
+            raise SandboxError(self.not_run_again[name])
+        self._ensure_started()  # its own failures are not this call's deadline
+        try:
+            reply = self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs},
+                                  self.call_timeout_s if timeout is None else timeout)
+        except DeadlinePassed as exc:
+            self.not_run_again[name] = (f"`{name}` ran past a deadline in an earlier call ({exc}); not run again, "
+                                        "so that one loop costs one deadline")
+            raise
+        return result_of(reply)
 
     def launch(self, name: str, world_size: int, args=(), kwargs=None, rank_args=None, timeout: float = 20,
                collective_timeout: float = 5, count_loopback: bool = False):
@@ -113,12 +144,13 @@ class Submission:
         before = self.loopback_bytes()
         reply = self._request(request, timeout + LAUNCH_MARGIN_S)
         after = self.loopback_bytes()
+        self._remember_looped(reply)
         results = one_result_per_rank(reply, name, world_size)
         return (results, after - before) if count_loopback else results
 
     def has(self, name: str) -> bool:
         """Whether the notebook defines a function or class `name` (top level)."""
-        return result_of(self._request({"op": "has", "name": name}, CALL_TIMEOUT_S)) is True
+        return result_of(self._request({"op": "has", "name": name}, self.call_timeout_s)) is True
 
     def loopback_bytes(self) -> int:
         """Bytes sent on the sandbox's loopback interface so far (read from the kernel, outside the sandbox)."""
@@ -153,9 +185,14 @@ class Submission:
         if self.worker is not None and self.worker.running():
             return
         self.close()
+        if self.cells_stopped is not None:  # the same cells would stop a fresh sandbox the same way
+            raise SandboxError(f"{self.cells_stopped} (not run again)")
+        if self.restarts >= 0:
+            self.restarts_in_check += 1
+            if self.restarts_in_check > self.max_restarts:
+                raise SandboxError(f"the notebook's code stopped its sandbox {self.restarts_in_check} times in this "
+                                   "check; not run again in it")
         self.restarts += 1
-        if self.restarts > MAX_RESTARTS:
-            raise SandboxError(f"the notebook's code stopped its sandbox {MAX_RESTARTS + 1} times; not run again")
         self.worker = SandboxProcess(self.sandbox, self.preload_dynamo, self.group, self.raw_output)
         try:  # startup gets its own allowance: the cells' limits then time the student's code only
             self._request({"op": "ping"}, WORKER_START_S, start=False)
@@ -165,10 +202,23 @@ class Submission:
         if self.cell_results is None:
             self.cell_results = results
         if self.worker is None:
-            raise SandboxError(results[-1]["error"]["message"] if results else "the sandbox stopped")
+            self.cells_stopped = results[-1]["error"]["message"] if results else "the sandbox stopped"
+            raise SandboxError(self.cells_stopped)
         if self.rank_source:
             result_of(self._request({"op": "define", "source": self.rank_source, "filename": self.rank_filename},
-                                    CALL_TIMEOUT_S, start=False))
+                                    self.call_timeout_s, start=False))
+        if self.not_run_again:  # in this fresh sandbox too, what looped fails at once (in the ranks as well)
+            result_of(self._request({"op": "stop_calling", "names": dict(self.not_run_again)}, self.call_timeout_s,
+                                    start=False))
+
+    def _remember_looped(self, reply: dict) -> None:
+        """The notebook's functions the ranks were in when a launch ran past its deadline (the worker found them,
+        and stops calling them itself): not run again. The worker is the student's; a false report only costs them."""
+        looped = (reply.get("error") or {}).get("looped") if isinstance(reply.get("error"), dict) else None
+        for name in looped if isinstance(looped, list) else []:
+            if isinstance(name, str) and name.isidentifier() and len(self.not_run_again) < 100:
+                self.not_run_again[name] = (f"`{name}` ran past a launch's deadline in an earlier check; not run "
+                                            "again, so that one loop costs one deadline")
 
     def _replay_cells(self) -> list[dict]:
         """Run the notebook's cells in the fresh sandbox, each within the cell timeout; what each printed or raised,
@@ -197,7 +247,8 @@ class Submission:
         try:
             self.worker.channel.send(request_frame(request), limit)
             reply = load_reply(self.worker.channel.receive(limit))
-            self.printed.add(reply)
+            if start:  # a check's request; what starting (the cells' replay) printed is in cell_results
+                self.printed.add(reply)
             if reply.get("id") != request["id"]:
                 raise SandboxError("the sandbox answered a request that was not asked (a forged reply)")
             return reply
@@ -264,7 +315,10 @@ class SandboxProcess:
         worker_args = [sys.executable, "-u", SANDBOX_WORKER if sandbox else str(WORKER),
                        str(requests_read), str(replies_write), *([] if preload_dynamo else ["--no-dynamo"])]
         command = bwrap_command(python_path) + ["--"] + worker_args if sandbox else worker_args
-        env = None if sandbox else {**sandbox_env(python_path), "HOME": os.environ.get("HOME", "/tmp")}
+        # bwrap's own process is the sandbox's PID 1, owned by its user: its /proc/1/environ is readable inside, so
+        # bwrap starts with the sandbox's few variables, never the grader's (secrets, DISTLAB_GRADING_SEED)
+        env = sandbox_env(python_path) if sandbox else {**sandbox_env(python_path),
+                                                         "HOME": os.environ.get("HOME", "/tmp")}
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=raw_write, stderr=raw_write,
                                             pass_fds=(requests_read, replies_write), env=env,
@@ -320,7 +374,7 @@ class Channel:
         while view:
             _, writable, _ = select.select([], [self.requests_fd], [], max(deadline.left(), 0))
             if not writable:
-                raise SandboxError(f"the sandbox took no request for {deadline.seconds:g} s")
+                raise DeadlinePassed(f"the sandbox took no request for {deadline.seconds:g} s")
             try:
                 view = view[os.write(self.requests_fd, view):]
             except BrokenPipeError:
@@ -339,7 +393,7 @@ class Channel:
         while len(data) < size:
             readable, _, _ = select.select([self.replies_fd], [], [], max(deadline.left(), 0))
             if not readable:
-                raise SandboxError(f"no answer from the notebook's code within {deadline.seconds:g} s (stopped)")
+                raise DeadlinePassed(f"no answer from the notebook's code within {deadline.seconds:g} s (stopped)")
             chunk = os.read(self.replies_fd, min(size - len(data), 2**20))
             if not chunk:
                 raise SandboxError(self.died())

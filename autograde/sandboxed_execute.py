@@ -21,7 +21,8 @@ from traitlets import Bool, Float, Int
 
 from autograde.cgroup import MEMORY_BYTES, TASKS
 from autograde.checks._common import checks_of, rank_source, ranks_import_dynamo
-from autograde.sandbox import CELL_TIMEOUT_S, STUDENT_BUDGET_S, SandboxError, StudentError, Submission
+from autograde.sandbox import (CALL_TIMEOUT_S, CELL_TIMEOUT_S, MAX_RESTARTS, STUDENT_BUDGET_S, SandboxError,
+                               StudentError, Submission)
 
 try:
     from nbgrader.preprocessors import NbGraderPreprocessor
@@ -36,6 +37,12 @@ class SandboxedExecute(NbGraderPreprocessor):
     memory_bytes = Int(MEMORY_BYTES, help="Bytes of memory of one student's sandbox, all processes together, where "
                                           "a control group can be made").tag(config=True)
     tasks = Int(TASKS, help="Processes and threads of one student's sandbox (same)").tag(config=True)
+    cpus = Float(0.0, help="Cores one student's sandbox may use at most (0: no cap; every student gets an equal CPU "
+                           "weight where the control group has a CPU controller)").tag(config=True)
+    call_timeout_s = Float(CALL_TIMEOUT_S, help="Seconds one call of a check into the student's code may take; a "
+                                                "function past it is not called again").tag(config=True)
+    max_restarts = Int(MAX_RESTARTS, help="Fresh sandboxes one check may start after the student's code stopped "
+                                          "one").tag(config=True)
 
     def preprocess(self, nb, resources):
         assignment = resources["nbgrader"]["assignment"]
@@ -45,12 +52,11 @@ class SandboxedExecute(NbGraderPreprocessor):
         label = str(resources["nbgrader"].get("student") or "student")
         with submission(assignment, [cell.source for cell in code], sandbox=self.sandbox, budget_s=self.budget_s,
                         cell_timeout_s=self.cell_timeout_s, label=label, memory_bytes=self.memory_bytes,
-                        tasks=self.tasks) as student:
+                        tasks=self.tasks, cpus=self.cpus or None, call_timeout_s=self.call_timeout_s,
+                        max_restarts=self.max_restarts) as student:
             verdicts = {}
             for grade_id, fn in checks.items():
                 if any(_grade_id(cell) == grade_id for cell in nb.cells):
-                    if student.cell_results is not None:
-                        student.take_printed()  # the cells' own output is shown in the cells, not here
                     verdicts[grade_id] = run_check(fn, student)
             for cell, result in zip(code, student.cell_results or []):
                 cell.outputs = _cell_outputs(result)
@@ -73,6 +79,8 @@ def run_check(fn, student) -> list:
     """The outputs of one test cell: what the check printed, and an error output if it failed."""
     printed = io.StringIO()
     error = None
+    student.begin_check()
+    student.take_printed()  # nothing of an earlier check's (the cells' own output is in student.cell_results)
     try:
         with contextlib.redirect_stdout(printed):
             fn(student)

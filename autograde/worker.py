@@ -15,11 +15,14 @@ bytes of a dict); on argv[2] this worker answers each request with one frame. Re
     {"op": "has", "name": str}                             whether the notebook defines a callable `name`
     {"op": "call", "name", "args", "kwargs"}               call a top-level name of the notebook once
     {"op": "launch", "name", "world_size", "args", "kwargs", "rank_args", "timeout", "collective_timeout"}
+    {"op": "stop_calling", "names": {name: why}}          the notebook's functions that looped: raise at once
 Replies: {"output": str, "stderr": str, "result": ...} or {..., "error": {"type_names", "message", "traceback"}}:
-what the request printed on stdout and on stderr (warnings are shown on stdout), and its result or error.
+what the request printed on stdout and on stderr (warnings are shown on stdout), and its result or error. A launch
+past its deadline also says which of the notebook's functions the ranks were in ("looped"), and stops calling them.
 """
 import io
 import os
+import re
 import struct
 import sys
 import traceback
@@ -137,6 +140,21 @@ def show_warning_on_stdout(message, category, filename, lineno, file=None, line=
     print(warnings.formatwarning(message, category, filename, lineno, line), end="")
 
 
+LOOPED_IN = re.compile(r"line \d+ of `([A-Za-z_][A-Za-z0-9_]*)`")  # distlab's LaunchTimeout: where each rank was
+
+
+class NotRunAgain(Exception):
+    """Raised in place of a notebook function that ran past a deadline before (its loop costs one deadline)."""
+
+
+def not_run_again(name: str, why: str):
+    """A stand-in for the notebook's function `name` that raises NotRunAgain(why) at once (travels to the ranks)."""
+    def stopped(*args, **kwargs):
+        raise NotRunAgain(why)
+    stopped.__name__ = stopped.__qualname__ = name
+    return stopped
+
+
 class Worker:
     def __init__(self):
         import warnings
@@ -163,6 +181,10 @@ class Worker:
             return None
         if op == "has":
             return callable(self.namespace.get(request["name"]))
+        if op == "stop_calling":
+            for name, why in request["names"].items():
+                self.namespace[name] = not_run_again(name, why)
+            return None
         fn = self.namespace.get(request["name"])
         if not callable(fn):
             raise NameError(f"the notebook defines no function or class named {request['name']!r}")
@@ -171,10 +193,25 @@ class Worker:
             return fn(*args, **kwargs)
         if op == "launch":
             import distlab
+            from distlab.errors import LaunchTimeout
             entry = make_rank_entry(fn, args, kwargs, request.get("rank_args"))
-            return distlab.launch(entry, request["world_size"], timeout=request["timeout"],
-                                  collective_timeout=request["collective_timeout"], backend="gloo")
+            try:
+                return distlab.launch(entry, request["world_size"], timeout=request["timeout"],
+                                      collective_timeout=request["collective_timeout"], backend="gloo")
+            except LaunchTimeout as exc:
+                exc.looped = self.stop_looped(str(exc))
+                raise
         raise ValueError(f"unknown request {op!r}")
+
+    def stop_looped(self, message: str) -> list[str]:
+        """The functions of the notebook's cells that the ranks were in when a launch ran past its deadline, each
+        replaced by a stand-in that raises at once (in later launches and calls too)."""
+        names = [n for n in dict.fromkeys(LOOPED_IN.findall(message)) if getattr(getattr(
+            self.namespace.get(n), "__code__", None), "co_filename", "").startswith(LEARNER_FILES)]
+        for name in names:
+            self.namespace[name] = not_run_again(name, f"`{name}` ran past a launch's deadline in an earlier "
+                                                       "check; not run again, so that one loop costs one deadline")
+        return names
 
     def serve(self, requests, replies):
         import torch
@@ -190,6 +227,8 @@ class Worker:
             reply = {"result": plain(self.handle(request))}
         except BaseException as exc:  # noqa: BLE001 - every failure of the student's code is reported
             reply = {"error": describe(exc)}
+            if getattr(exc, "looped", None):
+                reply["error"]["looped"] = list(exc.looped)
         finally:
             sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         reply["output"], reply["stderr"], reply["id"] = captured.text(), errors.text(), request.get("id")

@@ -42,8 +42,13 @@ DAEMON_MARKER = "distlab-hostile-daemon"
 PWNED = Path("/tmp/distlab-hostile-pwned")
 
 NOISY_HONEST_CELL = '''\
-import warnings
+import logging, sys, warnings
 warnings.warn("a warning is advice: it must not cost a point")
+progress = logging.getLogger("honest-progress")  # issue 45, item 7: a cell's stderr cost the first check
+progress.addHandler(logging.StreamHandler())  # on stderr
+progress.setLevel(logging.INFO)
+progress.info("loading the data")
+print("100%|##########| 10/10 [00:00<00:00]", file=sys.stderr)  # what tqdm writes
 get_ipython().events.register("pre_run_cell", lambda *args: None)
 %time helper_squares = [i * i for i in range(1000)]
 for i in range(2000):

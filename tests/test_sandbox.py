@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import psutil
@@ -77,7 +78,16 @@ import importlib.util, os, socket
 def look():
     seen = {{'repo': os.path.exists({str(REPO / 'solutions')!r}), 'autograde': os.path.exists({str(REPO / 'autograde')!r}),
             'imports_the_grader': importlib.util.find_spec('autograde') is not None,
-            'env': sorted(k for k in os.environ if 'DISTLAB' in k or 'SECRET' in k), 'pids': sum(p.isdigit() for p in os.listdir('/proc'))}}
+            'env': sorted(k for k in os.environ if 'DISTLAB' in k or 'SECRET' in k), 'pids': sum(p.isdigit() for p in os.listdir('/proc')),
+            'environ_read': [], 'environ_leaks': []}}
+    for pid in (p for p in os.listdir('/proc') if p.isdigit()):  # bwrap's own process is PID 1, the sandbox's user
+        try:
+            environ = open(f'/proc/{{pid}}/environ', 'rb').read()
+        except OSError:
+            continue
+        seen['environ_read'].append(pid)
+        if b'DISTLAB_SECRET_FOR_TEST' in environ:
+            seen['environ_leaks'].append(pid)
     try:
         socket.create_connection(('1.1.1.1', 80), timeout=2)
         seen['net'] = True
@@ -97,6 +107,8 @@ def look():
     finally:
         del os.environ["DISTLAB_SECRET_FOR_TEST"]
     assert seen["repo"] is False and seen["autograde"] is False and seen["env"] == [], seen
+    # issue 45, item 3: /proc/1/environ was bwrap's, started with the grader's whole environment (41 variables)
+    assert "1" in seen["environ_read"] and seen["environ_leaks"] == [], seen
     assert seen["imports_the_grader"] is False, seen  # installed (pip install -e .), its folder is still not mounted
     assert seen["net"] is False, seen
     assert seen["pids"] < 20, f"the sandbox sees {seen['pids']} processes: not its own PID namespace?"
@@ -155,15 +167,68 @@ def test_closing_the_sandbox_ends_setsid_daemons():
     assert not left, f"outlived its sandbox: {left}"
 
 
-def test_a_call_past_its_deadline_ends_the_sandbox_and_the_next_starts_fresh():
-    cells = ["import time", "def slow():\n    time.sleep(60)", "def fast():\n    return 'fresh'"]
-    with Submission(cells) as student:
+def test_a_call_past_its_deadline_ends_the_sandbox_and_each_later_check_starts_fresh():
+    """Issue 44, item 2: after MAX_RESTARTS stops in all, every later check read "not run again"; now the limit is
+    per check (`max_restarts`), and the student's budget bounds them all."""
+    cells = ["import os, time", "def slow():\n    time.sleep(60)", "def die():\n    os._exit(3)",
+             "def fast():\n    return 'fresh'"]
+    with Submission(cells, max_restarts=1) as student:
         assert student.call("fast") == "fresh" and student.restarts == 0  # started (not timed: it imports torch)
         started = time.monotonic()
         with pytest.raises(SandboxError, match="no answer"):
             student.call("slow", timeout=3)
         assert time.monotonic() - started < sooner_than(60)  # the call's deadline, not `slow`'s 60 s
         assert student.call("fast") == "fresh" and student.restarts == 1
+        with pytest.raises(SandboxError, match="exit status 3"):
+            student.call("die")
+        with pytest.raises(SandboxError, match="2 times in this check"):
+            student.call("fast")
+        student.begin_check()
+        assert student.call("fast") == "fresh" and student.restarts == 2
+
+
+def test_a_function_that_looped_is_not_run_again_and_the_cells_output_is_theirs():
+    """Issue 44, item 2: a loop cost every check that met it a full deadline (set 05: 198 s for one student); now
+    the function that ran past its deadline fails at once in later calls, in the grader and inside the sandbox, and
+    the rest still runs. Issue 45, item 7: what the replayed cells wrote to stderr (logging, tqdm) was charged to the
+    check that started the sandbox ("your code wrote to stderr"), at every start."""
+    cells = ["import logging, sys\nlogging.basicConfig(level=logging.INFO)\nlogging.info('loading')\n"
+             "print('42%|####      |', file=sys.stderr)\nprint('cell output')",
+             "def loop():\n    while True:\n        pass", "def calls_loop():\n    return loop()",
+             "def fast():\n    return 'fresh'"]
+    with Submission(cells, call_timeout_s=3) as student:
+        assert student.call("fast") == "fresh"
+        assert student.take_printed() == ("", "")
+        assert "loading" in student.cell_results[0]["stderr"] and student.cell_results[0]["output"] == "cell output\n"
+        student.begin_check()
+        with pytest.raises(SandboxError, match="no answer"):
+            student.call("loop")
+        student.begin_check()
+        started = time.monotonic()
+        with pytest.raises(SandboxError, match="not run again"):
+            student.call("loop")
+        assert time.monotonic() - started < 1 and student.restarts == 0, "no deadline, no fresh sandbox for it"
+        assert student.call("fast") == "fresh" and student.restarts == 1
+        assert student.take_printed() == ("", ""), "the fresh sandbox's replayed cells wrote that"
+        with pytest.raises(StudentError, match="not run again") as raised:
+            student.call("calls_loop")
+        assert raised.value.type_names[0] == "NotRunAgain"  # the sandbox's own stand-in: no deadline either
+
+
+def test_a_launch_past_its_deadline_stops_the_function_the_ranks_were_in():
+    """Set 01's looping mutant cost 6 checks x 20 s; the launch's deadline names the function the ranks were in,
+    and a later launch that calls it fails at once, while a launch that does not still runs."""
+    cells = ["import time\nimport torch.distributed as dist", "def spin():\n    while True:\n        time.sleep(0.05)",
+             "def through():\n    return spin()", "def rank():\n    return dist.get_rank()"]
+    with Submission(cells) as student:
+        with pytest.raises(StudentError, match="deadline"):
+            student.launch("through", 2, timeout=3)
+        assert set(student.not_run_again) == {"spin"}, student.not_run_again
+        started = time.monotonic()
+        with pytest.raises(StudentError, match="not run again"):
+            student.launch("through", 2, timeout=30)
+        assert time.monotonic() - started < sooner_than(20)
+        assert student.launch("rank", 2) == [0, 1]
 
 
 def test_the_budget_bounds_a_whole_submission():
@@ -296,12 +361,15 @@ def test_a_huge_error_message_is_capped_by_the_grader():
     assert len(caught.value.traceback) < ERROR_CAP + 100
 
 
-def test_a_cell_that_kills_its_process_stops_the_submission_after_a_few_restarts():
+def test_a_cell_that_kills_its_process_stops_every_check_told_once():
+    """The notebook's own cells would stop every fresh sandbox the same way: one start, then each check fails at once
+    with that reason (it cost each check a start, until the restarts ran out)."""
     with Submission(["import os\nos._exit(3)", "def f():\n    return 1"]) as student:
         for _ in range(4):
-            with pytest.raises(SandboxError):
+            student.begin_check()
+            with pytest.raises(SandboxError, match="code cell 1 of the notebook"):
                 student.call("f")
-        assert student.restarts >= 2
+        assert student.restarts == 0
 
 
 def test_grading_refuses_without_bubblewrap(tmp_path):
@@ -322,3 +390,63 @@ def test_memory_and_file_sizes_are_limited():
         with pytest.raises(StudentError, match="allocate"):
             student.call("hog")
         assert student.call("fill") == 27, "a file past the size limit (EFBIG)"
+
+
+def test_every_student_group_gets_an_equal_cpu_weight_and_a_cap_on_cgroup_v2(tmp_path, monkeypatch):
+    """Issue 45, item 11: a student's group had no CPU controller; an honest neighbour of 200 spinning processes was
+    protected only by the kernel's autogroup. A delegated v2 tree, stood in for by a folder: the cpu controller is
+    handed down, the weight is set, and `cpus` caps it."""
+    import autograde.cgroup as cgroup
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (tmp_path / "grader").mkdir()
+    (tmp_path / "grader" / "cgroup.controllers").write_text("cpu memory pids\n")
+    (tmp_path / "grader" / "cgroup.subtree_control").write_text("\n")
+    monkeypatch.setattr(cgroup, "ROOT", tmp_path)
+    monkeypatch.setattr(cgroup, "_own_path", lambda controller: "/grader" if controller is None else None)
+    group = cgroup.StudentGroup.create("alice", cpus=0.5)
+    folder = group.folders["v2"]
+    assert (folder / "cpu.weight").read_text() == str(cgroup.CPU_WEIGHT)
+    assert (folder / "cpu.max").read_text() == "50000 100000"
+    assert "cpu.weight" in group.describe() and "0.5 cores" in group.describe()
+
+
+@pytest.mark.skipif(not StudentGroup.available().startswith("cgroup v1") or not Path("/sys/fs/cgroup/cpu").is_dir(),
+                    reason="no writable cgroup v1 cpu hierarchy here")
+def test_every_student_group_gets_equal_cpu_shares_on_cgroup_v1():
+    group = StudentGroup.create("bob", cpus=1.0)
+    try:
+        assert (group.folders["cpu"] / "cpu.shares").read_text().strip() == "1024"
+        assert (group.folders["cpu"] / "cpu.cfs_quota_us").read_text().strip() == "100000"
+        assert "cpu.shares 1024 each, at most 1 core" in group.describe()
+    finally:
+        group.remove()
+    assert not group.folders["cpu"].exists()
+
+
+def test_each_label_seed_uses_the_whole_secret(monkeypatch):
+    """Issue 45, item 12: torch's generator keeps a seed's low 32 bits, and `secret ^ crc32(label)` put the same 32
+    bits of the secret into every label: a secret's upper bits changed nothing, and one check's seed gave all."""
+    from autograde.checks import _common
+    draws = {}
+    for secret in (12345, 12345 + 2**40):
+        monkeypatch.setattr(_common, "GRADING_SEED", secret)
+        draws[secret] = [torch.rand(4, generator=_common.generator(label)) for label in ("a", "b")]
+        assert all(0 <= _common.label_seed(label) < 2**63 for label in ("a", "b"))
+    assert not torch.equal(draws[12345][0], draws[12345 + 2**40][0]), "the secret's upper bits changed nothing"
+    monkeypatch.setattr(_common, "GRADING_SEED", 12345)
+    low = {label: _common.label_seed(label) % 2**32 for label in ("a", "b")}
+    assert low["a"] ^ low["b"] != (zlib.crc32(b"a") ^ zlib.crc32(b"b")), "two labels' seeds differ by a public constant"
+
+
+def test_a_students_seconds_end_with_its_own_nbgrader_run(tmp_path):
+    """Issue 45, item 12: the group's last student was timed until the next run's first line: a regrade alone, after
+    every other group was done (115 s for a 17 s grading)."""
+    from autograde.grade import RUN_BOUNDARY, student_seconds
+    log = "\n".join([
+        "2026-01-01 10:00:00 [AutogradeApp | INFO] Sanitizing /w/submitted/alice/01/x.ipynb",
+        "2026-01-01 10:00:10 [AutogradeApp | INFO] Sanitizing /w/submitted/bob/01/x.ipynb",
+        "2026-01-01 10:00:27 [AutogradeApp | INFO] Writing /w/autograded/bob/01/x.ipynb",
+        f"{RUN_BOUNDARY} carol alone",
+        "2026-01-01 10:02:00 [AutogradeApp | INFO] Sanitizing /w/submitted/carol/01/x.ipynb",
+        "2026-01-01 10:02:15 [AutogradeApp | INFO] Writing /w/autograded/carol/01/x.ipynb"])
+    assert student_seconds(log, tmp_path) == {"alice": 10.0, "bob": 17.0, "carol": 15.0}
