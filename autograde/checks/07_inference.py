@@ -43,6 +43,13 @@ TOY_DEVICE = dict(hbm_bytes=1e12, hbm_bandwidth=1e12, flops=1e13, link_bandwidth
 # 1e-9 all of them tie, and the smallest batch, 16, wins; counting only exact equality as a tie picks a larger one.
 _READ_16 = (TOY["n_params"] * TOY["bytes_per_param"] + 16 * 2 * 4 * 8 * 128 * 2) / TOY_DEVICE["hbm_bandwidth"]
 NEAR_TIE_DEVICE = dict(TOY_DEVICE, flops=2 * TOY["n_params"] * 16 / (_READ_16 * (1 - 5e-11)))
+# A multi-query model (one KV head) on 6 devices, 32768 tokens of context: every KV head is replicated on each TP
+# rank, so TP2 needs a larger batch (32) than TP1 PP3 (16) before it is compute-bound, and both then tie. The
+# statement's order (the smaller tp * pp first) picks TP2 batch 32; ordering by batch first would pick TP1 PP3 batch
+# 16. With 8 KV heads, as in every other tie here, the two orders agree.
+MQA_TIE = model(1e9, 3, 1024, 6, 1)
+MQA_70B = dict(LLAMA3_70B, n_kv_heads=1)  # Llama-3-70B's sizes with one KV head
+MQA_TIE_DEVICE = dict(TOY_DEVICE, hbm_bytes=2.7e9)
 
 
 # --- the reference, from the exercise's statement -------------------------------------------------------------
@@ -150,7 +157,8 @@ def _short(value):
 
 NAMES = {"LLAMA2_7B": LLAMA2_7B, "LLAMA2_13B": LLAMA2_13B, "LLAMA2_70B": LLAMA2_70B, "LLAMA3_8B": LLAMA3_8B,
          "LLAMA3_70B": LLAMA3_70B, "LLAMA3_405B": LLAMA3_405B, "H100": H100, "A100": A100, "PCIE_24GB": PCIE_24GB,
-         "IDEAL": IDEAL, "TOY": TOY, "TOY_DEVICE": TOY_DEVICE, "NEAR_TIE_DEVICE": NEAR_TIE_DEVICE}
+         "IDEAL": IDEAL, "TOY": TOY, "TOY_DEVICE": TOY_DEVICE, "NEAR_TIE_DEVICE": NEAR_TIE_DEVICE,
+         "MQA_TIE": MQA_TIE, "MQA_TIE_DEVICE": MQA_TIE_DEVICE, "MQA_70B": MQA_70B}
 
 
 def assert_value_error(student, name, *args, **kwargs):
@@ -302,8 +310,8 @@ def decode_step_time_full_model(student):
 
 @check
 def decode_step_time_rejects_bad_input(student):
-    """decode_step_time raises ValueError for a negative latency, a pp that does not divide n_layers, and a tp that
-    shard_heads rejects."""
+    """decode_step_time raises ValueError for a negative latency, a pp that does not divide n_layers, and a split that
+    shard_heads rejects (a tp, or n_kv_heads, that does not divide the heads)."""
     good = (LLAMA3_8B, H100, 2, 1, 4, 100)
     bad = [dict(hardware=dict(H100, link_latency=-1e-6)), dict(pp=3), dict(tp=3), dict(tp=0), dict(pp=0),
            dict(batch=0), dict(context_len=0), dict(batch=-2), dict(hardware=dict(H100, hbm_bandwidth=0)),
@@ -369,6 +377,9 @@ BEST_CASES = [  # (model, device, devices, promise in ms, context, max_batch)
     # degrees that are not powers of two win: TP5 (40 heads), PP5 (80 layers), PP5 x TP4 where no power of two fits
     (LLAMA2_13B, H100, 5, 20, 1024, 1024), (LLAMA3_70B, H100, 10, 50, 1024, 1024),
     (LLAMA3_70B, PCIE_24GB, 20, 300, 4096, 1024),
+    # one KV head (multi-query) on 2 devices: TP2 keeps the whole KV cache on each rank (replicated), so PP2 fits 32
+    # sequences where TP2 fits fewer; counting n_kv_heads // tp = 0 heads per rank would make TP2 look roomier
+    (MQA_70B, H100, 2, 50, 4096, 1024),
 ]
 
 
@@ -403,6 +414,9 @@ def best_config_slo_memory_ties(student):
         print(f"ties on {devices} device(s): TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch {best['batch']}")
     best = assert_best(student, TOY, NEAR_TIE_DEVICE, 1, 1000, 1)
     print(f"a near tie (throughputs within a relative 5e-11): batch {best['batch']}, the smallest of the tied")
+    best = assert_best(student, MQA_TIE, MQA_TIE_DEVICE, 6, 1000, 32768)
+    print(f"a tie of TP2 batch 32 and TP1 PP3 batch 16 (one KV head, replicated): TP{best['tp']} PP{best['pp']}, "
+          f"batch {best['batch']}: the smaller tp * pp wins before the smaller batch")
     assert_on_the_promise(student, LLAMA3_70B, H100, 8, 2048)
 
 
@@ -463,8 +477,8 @@ def prefill_time_compute_bound(student):
 
 @check
 def prefill_time_rejects_bad_input(student):
-    """prefill_time raises ValueError for a prompt of no tokens, a pp that does not divide n_layers and a tp that
-    shard_heads rejects."""
+    """prefill_time raises ValueError for a prompt of no tokens, a pp that does not divide n_layers and a split that
+    shard_heads rejects (a tp, or n_kv_heads, that does not divide the heads)."""
     good = (LLAMA3_8B, H100, 2, 1, 8192)
     bad = [dict(prompt_len=0), dict(prompt_len=-5), dict(pp=3), dict(tp=3), dict(tp=0), dict(pp=0),
            dict(hardware=dict(H100, link_latency=-1e-6)), dict(hardware=dict(H100, flops=0)),
@@ -499,6 +513,23 @@ TTFT_CASES = [  # (model, device, devices, ms per token, context, first token in
 ]
 
 
+def assert_on_the_first_token_promise(student, m, hw, devices, slo, context, ttft, prompt):
+    """A first-token promise exactly equal to the prefill time of the configuration that wins under `ttft`:
+    `1000 * prefill_time(...) <= ttft_slo_ms` keeps it (a strict `<` would pick another). As in
+    assert_on_the_promise, the statement's prefill_time computes it in the sandbox; one ulp above, the case is
+    skipped."""
+    base, _ = reference_best(m, hw, devices, slo, context, ttft_slo_ms=ttft, prompt_len=prompt)
+    config = (base["tp"], base["pp"])
+    own = student.call("isolated_call", "prefill_time", [m, hw, *config, prompt], {}, EARLIER["prefill_time"])
+    promise = 1000 * reference_prefill_time(m, hw, *config, prompt)
+    if not (isinstance(own, (int, float)) and 1000 * own <= promise):
+        print(f"on the first-token promise: prefill_time gives {own!r} s for TP{config[0]} PP{config[1]}, not within "
+              f"{promise!r} ms: case skipped")
+        return
+    best = assert_best(student, m, hw, devices, slo, context, ttft_slo_ms=promise, prompt_len=prompt)
+    print(f"a first-token promise of exactly {promise!r} ms, the prefill of TP{best['tp']} PP{best['pp']}: kept")
+
+
 @check
 def best_config_keeps_first_token_promise(student):
     """best_config with a first-token promise as well: tighter promises, slower messages, larger models; ValueError
@@ -508,6 +539,7 @@ def best_config_keeps_first_token_promise(student):
         shown_best = "None" if best is None else (f"TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch "
                                                   f"{best['batch']}")
         print(f"{_short(m)} on {devices} x {_short(hw)}, {slo} ms per token, first token {ttft} ms: {shown_best}")
+    assert_on_the_first_token_promise(student, LLAMA3_8B, H100, 8, 20, 8192, 40, 8192)
     good = (LLAMA3_8B, H100, 8, 20, 8192)
     for kwargs in [dict(ttft_slo_ms=100), dict(prompt_len=8192), dict(ttft_slo_ms=0, prompt_len=8192),
                    dict(ttft_slo_ms=100, prompt_len=0), dict(ttft_slo_ms=-1, prompt_len=8192)]:

@@ -107,14 +107,16 @@ def _pass_time(m, hw, tp, pp, tokens, kv_read):
     return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
 
 
-def _decode_step_time(m, hw, tp, pp, batch, context_len):
+def _decode_step_time(model, hardware, tp, pp, batch, context_len):  # the statement's names: keywords work
+    m, hw = model, hardware
     kv_heads = _checked("decode_step_time", m, hw, tp, pp, batch, context_len)
     kv_read = batch * context_len * _kv_cache_bytes_per_token(m["n_layers"] // pp, kv_heads, m["head_dim"],
                                                               m["bytes_per_param"])
     return _pass_time(m, hw, tp, pp, batch, kv_read)
 
 
-def _prefill_time(m, hw, tp, pp, prompt_len):
+def _prefill_time(model, hardware, tp, pp, prompt_len):
+    m, hw = model, hardware
     _checked("prefill_time", m, hw, tp, pp, prompt_len)
     return _pass_time(m, hw, tp, pp, prompt_len, 0)  # nothing cached yet: no KV cache to read
 

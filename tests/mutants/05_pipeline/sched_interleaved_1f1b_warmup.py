@@ -1,7 +1,7 @@
 # replaces: pipeline_schedule
 # wrong: interleaved with 1F1B's warm-up, p - s - 1, instead of Megatron's 2(p - s - 1) + (v - 1)p
 # must-lose: pipeline_schedule_interleaved
-# must-keep: pipeline_schedule_gpipe_and_1f1b, pipeline_schedule_rejects_invalid
+# must-keep: pipeline_schedule_gpipe_and_1f1b, pipeline_schedule_rejects_invalid, schedules_run_on_a_real_pipeline
 def pipeline_schedule(num_stages, num_microbatches, kind, num_chunks=1):
     """One list per stage of (op, microbatch, chunk) tuples: GPipe, 1F1B or interleaved 1F1B (Megatron-LM §2.2)."""
     p, m, v = num_stages, num_microbatches, num_chunks
