@@ -33,13 +33,16 @@ system lets the grader make one (autograde/cgroup.py; grades.json's limits say w
 
 nbgrader's working state (gradebook.db, submitted/, autograded/, feedback/) goes to --work (default
 autograde/work/<assignment>, git-ignored), which is emptied first. With --jobs N the students are split into N
-groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/group-<k>. One
+groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/group-<k>; each
+graded submission then goes into the set's one gradebook, --work/gradebook.db (autograde/gradebook.py), where
+formgrader and `nbgrader export` read it and the instructor's manual scores count in grades.csv. One
 notebook never stops another's grading: a folder holding a symbolic link, or over SUBMISSION_BYTES or
 SUBMISSION_ENTRIES, is refused (grades.json's `reason`); each notebook is normalised first (autograde/normalise.py: a
 cell pasted twice, empty nbgrader metadata, a test cell made markdown; the corrections are in grades.json, and what
 it cannot read is refused with the reason), and a student nbgrader left ungraded with its group is graded again alone.
 solutions/, exercises/, autograde/ and the submissions are hashed before and after: if anything changed, the
-command says what and exits 3. A manual score or extra credit that appears in the gradebook while grading is reset.
+command says what and exits 3. A manual score or extra credit that appears in a gradebook while grading is reset;
+the instructor's, in the set's gradebook as the run starts, are kept and put back over the regraded scores.
 
 Exit status: 0 when every submission was graded, 1 when some could not be (the CSV still lists everyone), 2 on a
 usage error (or no sandbox), 3 when grading changed a file it must not, 130 after Ctrl-C (every sandbox stopped, the

@@ -18,6 +18,7 @@ import argparse
 import json
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 MARKS = ("manual_score", "extra_credit")
@@ -54,7 +55,11 @@ def copy_submission(source_db: Path, target_db: Path, assignment: str, student: 
     """`student`'s submission in `source_db` (as autograding left it) into `target_db`, replacing the one there."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    with Gradebook(f"sqlite:///{source_db}") as source, Gradebook(f"sqlite:///{target_db}") as target:
+    with Gradebook(f"sqlite:///{source_db}") as source, Gradebook(f"sqlite:///{target_db}") as target, \
+            warnings.catch_warnings():
+        # nbgrader's add_submission makes SQLAlchemy warn ("Object of type <SubmittedNotebook> not in session"): as
+        # in grade.run_groups, nothing an instructor can act on
+        warnings.filterwarnings("ignore", "Object of type")
         submitted = source.find_submission(assignment, student)
         who = submitted.student
         target.update_or_create_student(student, first_name=who.first_name, last_name=who.last_name,

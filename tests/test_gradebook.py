@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,57 @@ def set_in_formgrader(work: Path, student: str, cell: str, score=None, comment=N
         if comment is not None:
             gradebook.find_comment(cell, SOURCE.stem, ASSIGNMENT, student).manual_comment = comment
         gradebook.db.commit()
+
+
+def a_gradebook(db: Path, students: dict) -> None:
+    """A gradebook of the assignment (its first two test cells, one solution cell) with `students`' submissions:
+    {student: {cell: (auto_score, manual_score)}}."""
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{db}") as gradebook, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Object of type")  # nbgrader's add_submission (as autograde/gradebook.py)
+        gradebook.add_assignment(ASSIGNMENT)
+        gradebook.add_notebook(SOURCE.stem, ASSIGNMENT)
+        for cell in (FIRST, SECOND):
+            gradebook.add_grade_cell(cell, SOURCE.stem, ASSIGNMENT, max_score=CELLS[cell], cell_type="code")
+        gradebook.add_solution_cell("shard_heads", SOURCE.stem, ASSIGNMENT)
+        for student, cells in students.items():
+            gradebook.add_student(student)
+            gradebook.add_submission(ASSIGNMENT, student)
+            for cell, (auto, manual) in cells.items():
+                grade = gradebook.find_grade(cell, SOURCE.stem, ASSIGNMENT, student)
+                grade.auto_score, grade.manual_score = auto, manual
+        gradebook.db.commit()
+
+
+def test_the_instructors_marks_are_kept_and_one_written_while_grading_is_not(tmp_path):
+    """The rule of autograde/README.md's "The gradebook is the grader's": marks in the set's gradebook as a run starts
+    are put back over the regraded submission (flagged when the autograder's score changed); a mark that appears in
+    the gradebook the run graded in is reset."""
+    from autograde.grade import GRADED, Group, collect_scores
+    from autograde.gradebook import gather, instructor_marks
+
+    work = tmp_path / "work"
+    work.mkdir()
+    a_gradebook(work / "gradebook.db", {"bob": {FIRST: (0.0, 1.0), SECOND: (0.0, None)}})
+    set_in_formgrader(work, "bob", "shard_heads", comment="see figure 2")
+    marks = instructor_marks(work / "gradebook.db", ASSIGNMENT)  # as grade() reads them, before grading
+    group = Group(work / "regrade", ["bob"])
+    group.folder.mkdir()
+    # what the regrade's autograding left, and a manual score written while it ran (never by the instructor)
+    a_gradebook(group.folder / "gradebook.db", {"bob": {FIRST: (float(CELLS[FIRST]), None), SECOND: (0.0, 2.0)}})
+    for kind in ("submitted", "autograded"):
+        notebooks.write_notebook(notebooks.read_notebook(RELEASED),
+                                 group.folder / kind / "bob" / ASSIGNMENT / SOURCE.name)
+    students = {"bob": {"status": GRADED, "files": {SOURCE.stem: RELEASED}}}
+    corrections = collect_scores(students, [group], ASSIGNMENT, {}, {"sandbox": True})
+    assert corrections == [f"bob {SECOND}: manual_score=2.0, extra_credit=None"]
+    gather(students, [group], work / "gradebook.db", ASSIGNMENT, marks)
+    bob = students["bob"]
+    assert bob["cells"] == {FIRST: 1.0, SECOND: 0.0} and bob["score"] == 1.0, bob
+    assert bob["manual_review"] == [f"manual score of {FIRST} kept; the autograder's changed from 0.0 to "
+                                    f"{float(CELLS[FIRST])}: review it"]
+    assert bob["manual"]["shard_heads"]["manual_comment"] == "see figure 2"
+    assert (work / "autograded" / "bob" / ASSIGNMENT / SOURCE.name).exists()
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading needs bubblewrap")
