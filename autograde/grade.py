@@ -254,7 +254,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
             hand_in(students, groups, assignment)
             for student, info in students.items():
                 if info.get("reason"):
-                    _log(log, f"{student}: {FAILED}: {info['reason']}")
+                    _log(log, f"{safe(student)}: {FAILED}: {info['reason']}")
             logs = autograde_groups(assignment, students, groups, work, timeout, limits, log)
         except KeyboardInterrupt:
             interrupted, logs = True, {}
