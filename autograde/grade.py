@@ -35,13 +35,16 @@ whether it did).
 
 nbgrader's working state (gradebook.db, submitted/, autograded/, feedback/) goes to --work (default
 autograde/work/<assignment>, git-ignored), which is emptied first. With --jobs N the students are split into N
-groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/group-<k>. One
+groups graded side by side, each in one `nbgrader autograde` call with its own gradebook in --work/group-<k>; each
+graded submission then goes into the set's one gradebook, --work/gradebook.db (autograde/gradebook.py), where
+formgrader and `nbgrader export` read it and the instructor's manual scores count in grades.csv. One
 notebook never stops another's grading: a folder holding a symbolic link, or over SUBMISSION_BYTES or
 SUBMISSION_ENTRIES, is refused (grades.json's `reason`); each notebook is normalised first (autograde/normalise.py: a
 cell pasted twice, empty nbgrader metadata, a test cell made markdown; the corrections are in grades.json, and what
 it cannot read is refused with the reason), and a student nbgrader left ungraded with its group is graded again alone.
 solutions/, exercises/, autograde/ and the submissions are hashed before and after: if anything changed, the
-command says what and exits 3. A manual score or extra credit that appears in the gradebook while grading is reset.
+command says what and exits 3. A manual score or extra credit that appears in a gradebook while grading is reset;
+the instructor's, in the set's gradebook as the run starts, are kept and put back over the regraded scores.
 
 Exit status: 0 when every submission was graded, 1 when some could not be (the CSV still lists everyone), 2 on a
 usage error (or no sandbox), 3 when grading changed a file it must not, 130 after Ctrl-C (every sandbox stopped, the
@@ -65,6 +68,7 @@ from pathlib import Path
 
 from autograde import notebooks
 from autograde.cgroup import MEMORY_BYTES, TASKS, StudentGroup
+from autograde.gradebook import gather, instructor_marks, reread
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes
 from autograde.normalise import Refused, normalise_submission
 from autograde.report import class_report, safe, summary_table, write_csv, write_json
@@ -235,6 +239,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     everyone = collect(submissions, assignment, names)
     students = dict(everyone)
     previous = checked_results(out, assignment, submissions, only, shard)
+    class_db = work / "gradebook.db"  # the set's one gradebook, whatever --jobs or --only (autograde/gradebook.py)
     if only:
         missing = [s for s in only if s not in students]
         if missing:
@@ -250,6 +255,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     guarded = [notebooks.SOLUTIONS, notebooks.EXERCISES, notebooks.AUTOGRADE, submissions.resolve()]
     unread = [work, out.resolve(), *(submissions.resolve() / s for s, i in everyone.items() if i["status"] == FAILED)]
     before = tree_hashes(guarded, skip=unread)  # a refused folder is never read, not even to hash it
+    marks = instructor_marks(class_db, assignment)  # manual marks set before this run are the instructor's
     stage(assignment, work)
     (work / SEED_FILE).write_text(f"{seed}\n")  # the checks read it here: never in an environment a sandbox sees
     (work / SEED_FILE).chmod(0o600)
@@ -261,17 +267,18 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
         try:
             _log(log, f"grading {assignment}: {len(submitted)} submission(s) in {len(groups)} group(s); "
                       f"work folder {work}")
-            release(assignment, groups, work, log)
+            release(assignment, groups, work, log, class_db)
             hand_in(students, groups, assignment)
             for student, info in students.items():
                 if info.get("reason"):
-                    _log(log, f"{student}: {FAILED}: {info['reason']}")
+                    _log(log, f"{safe(student)}: {FAILED}: {info['reason']}")
             logs = autograde_groups(assignment, students, groups, work, timeout, limits, log)
         except KeyboardInterrupt:
             interrupted, logs = True, {}
             _log(log, "interrupted (Ctrl-C): every sandbox stopped; writing the grades of those graded")
         keep_group_logs(groups, log, ["autograde*.log"])
     corrections = collect_scores(students, groups, assignment, logs, limits, interrupted)
+    gather(students, groups, class_db, assignment, marks)
     mark_late(students, due, late_penalty)
     cells = points_per_cell(assignment)
     report = {"assignment": assignment, "submissions": str(submissions.resolve()), "cells": cells,
@@ -282,6 +289,8 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
         report = {**previous, "students": dict(sorted({**previous["students"], **students}.items())),
                   "gradebook_corrections": previous.get("gradebook_corrections", []) + corrections,
                   "interrupted": interrupted}
+        others = reread(report["students"], assignment, [s for s in report["students"] if s not in students])
+        mark_late({s: report["students"][s] for s in others}, previous.get("due"), previous.get("late_penalty") or 0)
     write_report(report, out)  # grades first: a feedback page that fails or hangs costs no grade
     if not interrupted:
         with open(out / ("grading-regrade.log" if only else "grading.log"), "a") as log:
@@ -424,8 +433,9 @@ def split_groups(students: list[str], jobs: int, work: Path) -> list[Group]:
     return [Group(folder, group) for folder, group in zip(folders, groups)]
 
 
-def release(assignment: str, groups: list[Group], work: Path, log) -> None:
-    """One `nbgrader generate_assignment` records the assignment in the first group's gradebook; the others copy it."""
+def release(assignment: str, groups: list[Group], work: Path, log, class_db: Path) -> None:
+    """One `nbgrader generate_assignment` records the assignment in the first group's gradebook; the others copy it,
+    and so does the set's gradebook `class_db` if there is none yet."""
     first = groups[0].folder
     done = notebooks.run_nbgrader(["generate_assignment", assignment, "--force",
                                    f"--Application.log_format={LOG_FORMAT}"],
@@ -435,6 +445,8 @@ def release(assignment: str, groups: list[Group], work: Path, log) -> None:
     for group in groups[1:]:
         group.folder.mkdir(parents=True)
         shutil.copy(first / "gradebook.db", group.folder / "gradebook.db")
+    if not class_db.exists():
+        shutil.copy(first / "gradebook.db", class_db)
 
 
 def hand_in(students: dict, groups: list[Group], assignment: str) -> None:

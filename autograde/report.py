@@ -56,7 +56,7 @@ def _late(info: dict) -> str:
 
 def flags(info: dict) -> list[str]:
     """What an instructor should look at for one student: why it is not graded, tests that timed out or stopped the
-    sandbox, errors in its own cells, a late submission."""
+    sandbox, errors in its own cells, a late submission, manual scores from the gradebook (formgrader)."""
     found = []
     if info.get("reason"):
         found.append(info["reason"])
@@ -71,7 +71,14 @@ def flags(info: dict) -> list[str]:
         found.append(f"error in {info['cell_errors']} of its own cell(s): {info.get('first_cell_error', '')}")
     if info.get("late_s", 0) and info["late_s"] > 0:
         found.append(f"late by {info['late_s'] / 3600:.1f} h")
-    return found
+    manual = info.get("manual", {})
+    scored = [f"{c} {_num(m['manual_score'])}" for c, m in manual.items() if m.get("manual_score") is not None]
+    if scored:
+        found.append(f"manual score: {', '.join(scored)}")
+    if any(m.get("extra_credit") for m in manual.values()):
+        found.append("extra credit: " + ", ".join(f"{c} {_num(m['extra_credit'])}" for c, m in manual.items()
+                                                   if m.get("extra_credit")))
+    return found + info.get("manual_review", [])
 
 
 def class_report(report: dict) -> str:
