@@ -1,4 +1,4 @@
-"""distlab.figures: the data behind each figure is right (who computes each causal tile, a mesh's groups, the roof),
+"""distlab.figures: the data behind each figure is right (who computes each causal tile, the roof),
 and each figure draws the panels and boxes it promises.
 
     pytest tests/test_figures.py
@@ -11,48 +11,57 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from distlab.figures import (attainable_flops, causal_tiles, mesh_groups, plot_bit_layouts, plot_causal_tiles,
-                             plot_mesh_groups, plot_roofline)
+from distlab.figures import (attainable_flops, causal_tiles, plot_bit_layouts, plot_causal_tiles, plot_mesh_groups,
+                             plot_roofline)
 
 
 def _rectangles(ax):
     return [p for p in ax.patches if isinstance(p, matplotlib.patches.Rectangle)]
 
 
+def _contiguous(n):
+    return [[r] for r in range(n)]
+
+
+def _zigzag(n):
+    return [[r, 2 * n - 1 - r] for r in range(n)]
+
+
 @pytest.mark.parametrize("n", [1, 2, 4, 8])
 def test_causal_tiles_give_rank_r_4r_plus_4_tiles_contiguous_and_2n_plus_1_zigzag(n):
-    contiguous, zigzag = causal_tiles(n, False), causal_tiles(n, True)
+    contiguous, zigzag = causal_tiles(_contiguous(n), 2 * n), causal_tiles(_zigzag(n), 2 * n)
     assert [(contiguous == r).sum() for r in range(n)] == [4 * (r + 1) for r in range(n)]  # r+1 blocks of 4 tiles
     assert [(zigzag == r).sum() for r in range(n)] == [2 * n + 1] * n
     above = np.triu(np.ones((2 * n, 2 * n), bool), k=1)
     assert np.array_equal(zigzag < 0, above)  # zig-zag: exactly the causal tiles
-    assert np.array_equal(contiguous < 0, above & ~np.eye(2 * n, k=1, dtype=bool) | np.eye(2 * n, k=1, dtype=bool)
-                          & (np.arange(2 * n) % 2 == 1)[:, None])  # + tile (2r, 2r+1) inside each diagonal block
+    inside_diagonal_block = np.zeros_like(above)
+    inside_diagonal_block[np.arange(0, 2 * n, 2), np.arange(1, 2 * n, 2)] = True  # tile (2r, 2r+1)
+    assert np.array_equal(contiguous < 0, above & ~inside_diagonal_block)
 
 
-def test_plot_causal_tiles_draws_one_tile_per_unmasked_chunk_pair_in_two_panels():
-    fig = plot_causal_tiles(4)
+def test_causal_tiles_refuses_a_layout_that_does_not_cover_the_sequence_once():
+    with pytest.raises(ValueError, match="once each"):
+        causal_tiles([[0, 1], [1, 2]], 4)
+    with pytest.raises(ValueError, match="dividing grid"):
+        causal_tiles([[0], [1], [2]], 4)
+
+
+def test_plot_causal_tiles_draws_one_tile_per_computed_pair_in_one_panel_per_layout():
+    fig = plot_causal_tiles({"contiguous": _contiguous(4), "zig-zag": _zigzag(4)}, 8)
     assert len(fig.axes) == 2
     assert [len(_rectangles(ax)) for ax in fig.axes] == [8 * 9 // 2 + 4, 8 * 9 // 2]  # + 4 masked tiles computed
     assert fig.axes[0].get_title().endswith("[4, 8, 12, 16]") and fig.axes[1].get_title().endswith("[9, 9, 9, 9]")
     plt.close(fig)
 
 
-def test_mesh_groups_are_row_major_like_init_device_mesh():
-    dp, pp, tp = mesh_groups((2, 2, 2))
-    assert tp == [(0, 1), (2, 3), (4, 5), (6, 7)]   # consecutive ranks
-    assert pp == [(0, 2), (1, 3), (4, 6), (5, 7)]   # a stride of t
-    assert dp == [(0, 4), (1, 5), (2, 6), (3, 7)]   # a stride of p t
-    for groups in mesh_groups((3, 2, 4)):           # each dimension's groups partition the ranks
-        assert sorted(r for g in groups for r in g) == list(range(24))
-
-
 def test_plot_mesh_groups_colours_every_rank_once_per_dimension():
-    fig = plot_mesh_groups((2, 2, 2), ("dp", "pp", "tp"), ranks_per_node=4)
+    ranks = np.arange(8).reshape(2, 2, 2)  # (dp, pp, tp), row-major as init_device_mesh lays it out
+    groups = {dim: np.moveaxis(ranks, k, -1).reshape(-1, 2).tolist() for k, dim in enumerate(("dp", "pp", "tp"))}
+    assert groups["tp"] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    fig = plot_mesh_groups((2, 2, 2), groups, ranks_per_node=4)
     assert [ax.get_title() for ax in fig.axes] == [f"{dim} groups: 4 groups of 2" for dim in ("dp", "pp", "tp")]
     assert [len(_rectangles(ax)) for ax in fig.axes] == [8 + 2] * 3   # 8 ranks and 2 node frames
-    tp_ax = fig.axes[2]
-    colours = [p.get_facecolor() for p in _rectangles(tp_ax)[:8]]
+    colours = [p.get_facecolor() for p in _rectangles(fig.axes[2])[:8]]
     assert colours[0] == colours[1] != colours[2]  # ranks 0 and 1 form a tp group, 2 is in the next
     plt.close(fig)
 

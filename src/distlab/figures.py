@@ -1,57 +1,57 @@
 """Figures for lessons 4-7, each a picture of something the lesson measures or asserts beside it.
 
     from distlab.figures import plot_causal_tiles, plot_mesh_groups, plot_bit_layouts, plot_roofline
-    plot_causal_tiles(4)                                       # Lesson 4: who computes which causal tile (CP)
-    plot_mesh_groups((2, 2, 2), ("dp", "pp", "tp"))            # Lesson 5: the groups of a DeviceMesh
+    plot_causal_tiles({"zig-zag": [[0, 3], [1, 2]]}, grid=4)   # Lesson 4: who computes which causal tile (CP)
+    plot_mesh_groups((2, 1, 2), {"dp": [[0, 2], [1, 3]], "pp": [[0], [1], [2], [3]], "tp": [[0, 1], [2, 3]]})
     plot_bit_layouts({"fp32": (8, 23), "bf16": (8, 7)})        # Lesson 6: sign, exponent, mantissa bits
     plot_roofline(989e12, 3.35e12, {"decode, batch 1": 1.0})   # Lesson 7: attainable FLOP/s vs intensity
 
-The data behind each figure is a function of its own (causal_tiles, mesh_groups, attainable_flops), so that a lesson
-can assert it against what it measured and a test can check it without looking at pixels.
+The data behind a figure is a function of its own (causal_tiles, attainable_flops) or comes from the lesson (a
+mesh's groups, read from a real DeviceMesh), so that a lesson can assert it against what it measured and a test can
+check it without pixels. Nothing here computes what an exercise asks for (the zig-zag layout, a mesh's groups).
 """
 from __future__ import annotations
 
 import numpy as np
 
 
-def causal_tiles(world_size: int, zigzag: bool) -> np.ndarray:
-    """[2N, 2N] map of causal attention over 2N sequence chunks: entry (i, j) is the rank that computes the scores of
-    query chunk i against key chunk j, -1 where nobody does. Contiguous: rank r holds chunks 2r and 2r+1 as one block
-    of S/N tokens; zig-zag: chunks r and 2N-1-r (Llama Team 2024, The Llama 3 Herd of Models, §3.3.2).
+def causal_tiles(layout: list[list[int]], grid: int) -> np.ndarray:
+    """[grid, grid] map of causal attention: entry (i, j) is the rank that computes the scores of query tile i against
+    key tile j, -1 where nobody does. `layout`: each rank's blocks of the sequence, numbered in sequence order out of
+    C blocks in all (C dividing grid), e.g. [[0, 3], [1, 2]] for two ranks zig-zagged over 4 blocks.
 
-    A rank computes a (query block, key block) pair whole unless every key comes after every query, as Lesson 4's
-    ring does: so the contiguous layout also computes tile (2r, 2r+1), masked entirely (keys after queries) but
-    inside its diagonal block. A kernel that skips masked tiles inside a block (FlashAttention does) saves it."""
-    n = world_size
-    owner, block = np.empty(2 * n, dtype=int), np.arange(2 * n) if zigzag else np.arange(2 * n) // 2
-    for r in range(n):
-        owner[[r, 2 * n - 1 - r] if zigzag else [2 * r, 2 * r + 1]] = r
-    tiles = np.full((2 * n, 2 * n), -1)
-    for i in range(2 * n):
-        computed = block <= block[i] if not zigzag else np.arange(2 * n) <= i
-        tiles[i, computed] = owner[i]
+    A rank computes a (query block, key block) pair whole unless the key block comes after the query block, as Lesson
+    4's ring does; so a block of several tiles also computes the tiles above the diagonal inside it, all masked. A
+    kernel that skips masked tiles inside a block (FlashAttention does) saves those."""
+    n_blocks = sum(len(blocks) for blocks in layout)
+    if grid % n_blocks or sorted(b for blocks in layout for b in blocks) != list(range(n_blocks)):
+        raise ValueError(f"layout {layout} must number its blocks 0..C-1 once each, C dividing grid={grid}")
+    block = np.arange(grid) // (grid // n_blocks)  # the block each tile lies in
+    owner = {b: r for r, blocks in enumerate(layout) for b in blocks}
+    tiles = np.full((grid, grid), -1)
+    for i in range(grid):
+        tiles[i, block <= block[i]] = owner[block[i]]
     return tiles
 
 
-def plot_causal_tiles(world_size: int = 4):
-    """Two panels, contiguous and zig-zag: the 2N x 2N (query chunk, key chunk) tiles coloured by the rank that
+def plot_causal_tiles(layouts: dict[str, list[list[int]]], grid: int):
+    """One panel per {name: layout} (see causal_tiles): the grid x grid (query, key) tiles coloured by the rank that
     computes each (white: skipped; hatched: all masked, computed because its block is computed whole), and in the
-    title each rank's count of tiles: 4(r+1) against 2N+1 on every rank. Returns the Figure."""
+    title each rank's count of tiles. Returns the Figure."""
     import matplotlib.pyplot as plt
 
-    n = world_size
-    fig, axes = plt.subplots(1, 2, figsize=(8, 4.3))
-    for ax, zigzag in zip(axes, (False, True)):
-        tiles = causal_tiles(n, zigzag)
+    n = max(len(layout) for layout in layouts.values())
+    fig, axes = plt.subplots(1, len(layouts), figsize=(4 * len(layouts), 4.3), squeeze=False)
+    for ax, (name, layout) in zip(axes[0], layouts.items()):
+        tiles = causal_tiles(layout, grid)
         for i, j in zip(*np.nonzero(tiles >= 0)):
             masked = j > i
             ax.add_patch(plt.Rectangle((j, i), 1, 1, fc=f"C{tiles[i, j]}", ec="white", lw=1,
                                        alpha=0.45 if masked else 1.0, hatch="///" if masked else None))
-        counts = [int((tiles == r).sum()) for r in range(n)]
-        name = "zig-zag: chunks r and 2N-1-r" if zigzag else "contiguous: one block of S/N per rank"
-        ax.set(xlim=(0, 2 * n), ylim=(2 * n, 0), aspect="equal", xticks=np.arange(2 * n) + 0.5,
-               yticks=np.arange(2 * n) + 0.5, xticklabels=range(2 * n), yticklabels=range(2 * n),
-               xlabel="key chunk", ylabel="query chunk", title=f"{name}\ntiles per rank: {counts}")
+        counts = [int((tiles == r).sum()) for r in range(len(layout))]
+        ax.set(xlim=(0, grid), ylim=(grid, 0), aspect="equal", xticks=np.arange(grid) + 0.5,
+               yticks=np.arange(grid) + 0.5, xticklabels=range(grid), yticklabels=range(grid),
+               xlabel="key tile", ylabel="query tile", title=f"{name}: {layout}\ntiles per rank: {counts}")
         ax.title.set_fontsize(9)
     handles = [plt.Rectangle((0, 0), 1, 1, fc=f"C{r}") for r in range(n)]
     handles.append(plt.Rectangle((0, 0), 1, 1, fc="white", ec="grey", hatch="///"))
@@ -60,25 +60,19 @@ def plot_causal_tiles(world_size: int = 4):
     return fig
 
 
-def mesh_groups(shape: tuple[int, ...]) -> list[list[tuple[int, ...]]]:
-    """For each dimension of a mesh of `shape` laid out row-major (as init_device_mesh does): its groups, each the
-    sorted global ranks that differ only in that dimension's coordinate, in order of their smallest rank."""
-    ranks = np.arange(int(np.prod(shape))).reshape(shape)
-    return [sorted(tuple(int(r) for r in line) for line in np.moveaxis(ranks, dim, -1).reshape(-1, shape[dim]))
-            for dim in range(len(shape))]
-
-
-def plot_mesh_groups(shape: tuple[int, int, int] = (2, 2, 2), names=("dp", "pp", "tp"), ranks_per_node=None):
-    """One panel per mesh dimension: the d x p x t ranks (one block per index of the first dimension, the second
-    dimension down, the third across), each coloured by its group along that panel's dimension; a dashed frame around
-    each node's ranks if `ranks_per_node` is given. Returns the Figure."""
+def plot_mesh_groups(shape: tuple[int, int, int], groups: dict[str, list], ranks_per_node=None):
+    """One panel per mesh dimension {name: its groups, each a list of global ranks} (read from a real DeviceMesh):
+    the ranks laid out row-major as init_device_mesh does (one block per index of the first dimension, the second
+    down, the third across), each coloured by its group along that panel's dimension; a dashed frame around each
+    node's ranks if `ranks_per_node` is given. Returns the Figure."""
     import matplotlib.pyplot as plt
 
     d, p, t = shape
     ranks = np.arange(d * p * t).reshape(shape)
     fig, axes = plt.subplots(1, 3, figsize=(3.3 * 3, 0.9 * p + 1.3))
-    for dim, (ax, groups) in enumerate(zip(axes, mesh_groups(shape))):
-        colour = {r: g for g, group in enumerate(groups) for r in group}
+    names = list(groups)
+    for dim, ax in enumerate(axes):
+        colour = {r: g for g, group in enumerate(groups[names[dim]]) for r in group}
         for (a, b, c), r in np.ndenumerate(ranks):
             x, y = a * (t + 0.6) + c, b
             ax.add_patch(plt.Rectangle((x, y), 0.9, 0.9, fc=f"C{colour[r]}", alpha=0.75, ec="black", lw=0.5))
@@ -91,12 +85,12 @@ def plot_mesh_groups(shape: tuple[int, int, int] = (2, 2, 2), names=("dp", "pp",
                 ax.add_patch(plt.Rectangle((x0 - 0.08, y0 - 0.08), x1 - x0 + 1.06, y1 - y0 + 1.06, fill=False,
                                            ls="--", ec="grey", lw=1))
         ax.set(xlim=(-0.2, d * (t + 0.6) - 0.4), ylim=(p + 0.1, -0.5), aspect="equal",
-               title=f"{names[dim]} groups: {len(groups)} groups of {shape[dim]}")
+               title=f"{names[dim]} groups: {len(groups[names[dim]])} groups of {shape[dim]}")
         ax.title.set_fontsize(9)
         for a in range(d):
             ax.text(a * (t + 0.6) + t / 2 - 0.05, -0.25, f"{names[0]} {a}", ha="center", fontsize=7, color="grey")
         ax.axis("off")
-    fig.suptitle(f"mesh {names} = {shape}: {names[1]} down, {names[2]} across", fontsize=9)
+    fig.suptitle(f"mesh {tuple(names)} = {shape}: {names[1]} down, {names[2]} across", fontsize=9)
     fig.tight_layout()
     return fig
 
