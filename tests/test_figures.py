@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from distlab.figures import (attainable_flops, causal_tiles, plot_bit_layouts, plot_causal_tiles, plot_mesh_groups,
-                             plot_roofline)
+                             plot_roofline, plot_tp_layer)
 
 
 def _rectangles(ax):
@@ -84,4 +84,12 @@ def test_plot_roofline_marks_every_point_with_its_fraction_of_peak():
     fig = plot_roofline(989e12, 3.35e12, {"decode, batch 1": 1.0, "prefill, 4096 tokens": 4096.0})
     labels = [line.get_label() for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
     assert labels == ["decode, batch 1: 1 FLOP/B, 0.3% of peak", "prefill, 4096 tokens: 4096 FLOP/B, 100.0% of peak"]
+    plt.close(fig)
+
+
+def test_plot_tp_layer_draws_the_layer_twice_with_sp_names_on_the_second_row():
+    fig = plot_tp_layer()
+    assert len(_rectangles(fig.axes[0])) == 2 * 14
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert [texts.count(name) for name in ("f\nid / AR", "g\nAR / id", "AG / RS", "RS / AG")] == [2, 2, 2, 2]
     plt.close(fig)

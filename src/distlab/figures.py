@@ -140,3 +140,43 @@ def plot_roofline(peak_flops: float, bandwidth: float, points: dict[str, float],
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     return fig
+
+
+TP_LAYER = [("LayerNorm", "outside"), ("f", "comm"), ("Q, K, V\ncolumn", "tp"), ("attention\nby heads", "tp"),
+            ("O\nrow", "tp"), ("g", "comm"), ("dropout\n+ residual", "outside"), ("LayerNorm", "outside"),
+            ("f", "comm"), ("MLP up\ncolumn", "tp"), ("GeLU", "tp"), ("MLP down\nrow", "tp"), ("g", "comm"),
+            ("dropout\n+ residual", "outside")]
+TP_NAMES = {"f": "f\nid / AR", "g": "g\nAR / id"}  # forward / backward: identity, all-reduce
+SP_NAMES = {"f": "AG / RS", "g": "RS / AG"}  # all-gather, reduce-scatter; Korthikanti et al. 2022, Fig. 5: g, g-bar
+
+
+def plot_tp_layer():
+    """One Transformer layer as a row of boxes, twice: Megatron TP (Shoeybi et al. 2019, Fig. 3: f, g) and TP with
+    sequence parallelism (Korthikanti et al. 2022, Fig. 5: AG/RS, RS/AG). Blue: split across the t ranks by heads or
+    features; grey: the whole [b, s, h] on every rank; green: split by sequence; orange: communication, its forward
+    / backward collective named. Returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    colours = {"tp": "tab:blue", "outside": "lightgrey", "sequence": "tab:green", "comm": "tab:orange"}
+    fig, ax = plt.subplots(figsize=(13, 2.6))
+    for row, sp in enumerate((False, True)):
+        y = -1.3 * row
+        for k, (name, region) in enumerate(TP_LAYER):
+            comm = region == "comm"
+            label = (SP_NAMES if sp else TP_NAMES)[name] if comm else name
+            region = "sequence" if sp and region == "outside" else region
+            x, width = k * 1.0, 0.9
+            ax.add_patch(plt.Rectangle((x, y), width, 0.8, fc=colours[region], alpha=0.9 if comm else 0.45,
+                                       ec="black", lw=0.5))
+            ax.text(x + width / 2, y + 0.4, label, ha="center", va="center", fontsize=7 if "\n" in label else 8)
+            if k:
+                ax.annotate("", (x, y + 0.4), (x - 0.1, y + 0.4), arrowprops={"arrowstyle": "->", "lw": 0.6})
+        ax.text(-0.2, y + 0.4, "TP + SP" if sp else "TP", ha="right", va="center", fontsize=9)
+    handles = [plt.Rectangle((0, 0), 1, 1, fc=c, alpha=0.6) for c in colours.values()]
+    ax.legend(handles, ["split by heads / features", "whole on every rank", "split by sequence",
+                        "communication (forward / backward)"], ncols=4, fontsize=8, loc="lower center",
+              bbox_to_anchor=(0.5, 1.0))
+    ax.set(xlim=(-1.4, len(TP_LAYER)), ylim=(-1.4, 0.9))
+    ax.axis("off")
+    fig.tight_layout()
+    return fig
