@@ -87,16 +87,18 @@ def plain_optimizer(params, optimizer_cls, **kwargs):
 
 def train(kind, batches, optimizer_name, kwargs, make_optimizer=plain_optimizer):
     """Train a fresh `kind` model on `batches` with make_optimizer(params, torch.optim.<optimizer_name>, **kwargs);
-    returns its state dict and the names of the frozen parameters that hold a gradient at the end."""
+    returns its state dict, the names of the frozen parameters that hold a gradient at the end, and the state every
+    optimizer_cls instance it made holds at the end (state_of: what only an optimizer that stepped has)."""
     model = make_net(kind)
-    optimizer = make_optimizer(model.parameters(), getattr(torch.optim, optimizer_name), **kwargs)
+    optimizer_cls, made = recording(getattr(torch.optim, optimizer_name))
+    optimizer = make_optimizer(model.parameters(), optimizer_cls, **kwargs)
     for x, y in batches:
         optimizer.zero_grad()
         loss_of(kind, model, x, y).backward()
         optimizer.step()
     frozen_with_grad = [name for name, p in model.named_parameters() if not p.requires_grad and p.grad is not None]
     return {"state": {name: t.detach().clone() for name, t in model.state_dict().items()},
-            "frozen_with_grad": frozen_with_grad}
+            "frozen_with_grad": frozen_with_grad, "held": state_of(made, list(model.parameters()))}
 
 
 def rank_train(kind, optimizer_name, kwargs, batches):

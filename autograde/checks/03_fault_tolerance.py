@@ -18,6 +18,7 @@ import importlib
 import io
 import math
 import random
+import re
 
 import numpy as np
 import torch
@@ -351,17 +352,77 @@ def assert_continues_exactly(result, expected, steps_before, where):
         assert_identical(got, want, f"{where}: parameter {i}")
 
 
+def values_in(state):
+    """Every value a capture holds, found wherever its layout puts it, as flat float64 tensors: its tensors, its lists
+    and tuples of numbers (a key saved with .tolist(), random.getstate()'s tuple), its numbers, and the numbers
+    written in its strings (a state saved as JSON text)."""
+    found = []
+
+    def walk(value, depth=0):
+        if depth > 50:
+            return
+        if type(value) is torch.Tensor:
+            if not value.is_complex():
+                found.append(value.detach().reshape(-1).double())
+        elif isinstance(value, (bool, int, float)):
+            found.append(torch.tensor([float(value)], dtype=torch.float64))
+        elif isinstance(value, str) and len(value) > 100:
+            numbers = re.findall(r"-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?", value)
+            found.append(torch.tensor([float(n) for n in numbers], dtype=torch.float64))
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item, depth + 1)
+        elif isinstance(value, (list, tuple)):
+            if value and all(isinstance(v, (bool, int, float)) for v in value):
+                found.append(torch.tensor([float(v) for v in value], dtype=torch.float64))
+            for item in value:
+                walk(item, depth + 1)
+
+    walk(state)
+    return found
+
+
+def holds(found, want):
+    """Whether some value of `found` holds `want` (a tensor), element for element, as itself or as a run of a longer
+    one (Python's 624 key words are followed by the position; weights may be kept as one flat vector)."""
+    want = want.reshape(-1).double()
+    return any(len(got) >= len(want) > 0 and bool((got.unfold(0, len(want), 1) == want).all(1).any())
+               for got in found)
+
+
+def assert_capture_holds(state, want, step, where):
+    """The capture holds, in any layout, what the grader's own run held at `step`: every weight, Adam's moments, the
+    torch generator's state, NumPy's and Python's MT19937 keys and NumPy's cached Gaussian. Continuing exactly is
+    judged apart: this is what the capture must contain (a seed and a replay of the training does not)."""
+    found = values_in(state)
+    missing = [f"{sum(not holds(found, t) for t in want[key])} of the {len(want[key])} {what}"
+               for key, what in [("parameters", "weights"), ("moments", "Adam moments (exp_avg, exp_avg_sq)")]
+               if not all(holds(found, t) for t in want[key])]
+    missing += [what for what, key in [("torch's generator state (torch.get_rng_state())", "torch"),
+                                       ("NumPy's generator key", "numpy_key"),
+                                       ("Python's random state (random.getstate())", "python_key")]
+                if not holds(found, want[key])]
+    if want["numpy_gauss"] is not None and not holds(found, torch.tensor([want["numpy_gauss"]], dtype=torch.float64)):
+        missing.append("NumPy's cached Gaussian")
+    assert not missing, (f"{where}: the capture does not hold {', '.join(missing)} as they were at step {step} (the "
+                         f"grader's own run of the same training; compared value by value, in any layout): it must "
+                         f"hold the model's and the optimizer's state_dict() and the three generators' states")
+
+
 @check
 def training_state_round_trip(student):
     """restore_training_state(capture_training_state(...)) continues training bit-identically in one process, returns
-    the step, and the capture is a snapshot."""
+    the step, and the capture is a snapshot that holds the weights, Adam's moments and the three generators' states."""
     for token, (steps_before, steps_after) in enumerate([(3, 4), (0, 3), (7, 5)]):
         where = f"captured at step {steps_before}, restored into fresh objects"
-        run(student, where, "rank_capture_then_train", token, steps_before, steps_after, TRAINING_SEED)
+        taken = run(student, where, "rank_capture_then_train", token, steps_before, steps_after, TRAINING_SEED)
         result = run(student, where, "rank_restore_then_train", token, steps_after)  # never told the seed
         assert result["step"] == steps_before, (f"{where}: restore_training_state returned {result['step']!r}, "
                                                 f"expected the captured step {steps_before}")
-        assert_continues_exactly(result, single_process_reference(steps_before + steps_after), steps_before, where)
+        expected = single_process_reference(steps_before + steps_after)
+        assert_continues_exactly(result, expected, steps_before, where)
+        assert_capture_holds(load_bytes(taken, f"{where}: the capture"), expected["holdings"][steps_before],
+                             steps_before, where)
         print(f"capture at step {steps_before}, restore into fresh objects: the next {steps_after} steps are "
               f"bit-identical")
 
@@ -371,7 +432,8 @@ def reference_on_ranks(total_steps, world_size):
     from the secret seed."""
     if ("ranks", total_steps, world_size) not in REFERENCES:
         REFERENCES["ranks", total_steps, world_size] = distlab.launch(
-            ranks.train_on_rank, world_size, args=(None, total_steps, None, None, False, TRAINING_SEED), timeout=120,
+            ranks.train_on_rank, world_size, args=(None, total_steps, None, None, False, TRAINING_SEED, True),
+            timeout=120,
             collective_timeout=30,
             backend="gloo", output="hide")
     return REFERENCES["ranks", total_steps, world_size]
@@ -421,13 +483,20 @@ def assert_matches_reference(resumed, reference, resume_step, where):
 @check
 def resume_is_bit_exact(student):
     """Training on 2 and 4 ranks, killed (SIGKILL) at a random step and resumed from its last checkpoint, ends
-    bit-identical to a run that never failed."""
+    bit-identical to a run that never failed; the checkpoint it resumed from holds what each rank held then."""
     for plan in crash_plans():
         world_size, total_steps, every, crashes = plan
         where = f"{world_size} ranks, {total_steps} steps, a checkpoint every {every}, killed at (rank, step) {crashes}"
         resume_step = every * (crashes[-1][1] // every)
-        resumed = crash_and_resume(student, student.call("rank_scratch", "resume"), plan, where)
-        assert_matches_reference(resumed, reference_on_ranks(total_steps, world_size), resume_step, where)
+        folder = student.call("rank_scratch", "resume")
+        resumed = crash_and_resume(student, folder, plan, where)
+        reference = reference_on_ranks(total_steps, world_size)
+        assert_matches_reference(resumed, reference, resume_step, where)
+        for rank in range(world_size):  # the checkpoint it resumed from holds what the run held at that step
+            data = run(student, where, "rank_read", f"{folder}/step-{resume_step}-rank{rank}.pt")
+            assert data is not None, f"{where}: rank {rank}'s checkpoint of step {resume_step} is gone"
+            assert_capture_holds(load_bytes(data, f"{where}: rank {rank}'s checkpoint"),
+                                 reference[rank]["holdings"][resume_step], resume_step, f"{where}, rank {rank}")
         print(f"{world_size} ranks: killed at {crashes}, resumed at step {resume_step}: bit-identical to the run "
               f"that never failed")
 

@@ -227,13 +227,31 @@ def parameters_of(model):
     return [p.detach().clone() for p in model.parameters()]
 
 
+def holdings(model, optimizer):
+    """What a capture of this moment must hold (the grader's reference runs record it; a capture's layout is the
+    learner's, so the check looks for each of these values anywhere in it): the weights, Adam's moments, torch's
+    generator state, the MT19937 keys of NumPy's and Python's generators, and NumPy's cached Gaussian (or None)."""
+    numpy_state = np.random.get_state(legacy=False)
+    moments = [optimizer.state[p][key].detach().clone() for p in model.parameters() if p in optimizer.state
+               for key in ("exp_avg", "exp_avg_sq")]
+    return {"parameters": parameters_of(model), "moments": moments, "torch": torch.get_rng_state(),
+            "numpy_key": torch.from_numpy(numpy_state["state"]["key"].astype(np.int64)),
+            "numpy_gauss": float(numpy_state["gauss"]) if numpy_state["has_gauss"] else None,
+            "python_key": torch.tensor(random.getstate()[1][:624], dtype=torch.int64)}
+
+
 def train_plain(total_steps, seed=1):
-    """Train `total_steps` steps from the start, in this process, without checkpoints: the losses and parameters."""
+    """Train `total_steps` steps from the start, in this process, without checkpoints: the losses and parameters, and
+    the holdings after each step (the first: before any)."""
     data = make_data()
     model, optimizer, scheduler = make_training()
     seed_everything(seed)
-    losses = [train_step(model, optimizer, scheduler, data) for _ in range(total_steps)]
-    return {"losses": losses, "parameters": parameters_of(model)}
+    held = [holdings(model, optimizer)]
+    losses = []
+    for _ in range(total_steps):
+        losses.append(train_step(model, optimizer, scheduler, data))
+        held.append(holdings(model, optimizer))
+    return {"losses": losses, "parameters": parameters_of(model), "holdings": held}
 
 
 # --- capture_training_state / restore_training_state ----------------------------------------------------------------
@@ -264,15 +282,18 @@ CAPTURED = {}  # {token: a state capture_training_state returned}, between rank_
 
 def rank_capture_then_train(token, steps_before, steps_after, seed):
     """Train `steps_before` steps from `seed` (the grader's secret), capture, then train `steps_after` more (the
-    capture must not change); keeps the capture for rank_restore_then_train under `token`."""
+    capture must not change); keeps the capture for rank_restore_then_train under `token`. Returns the capture as it
+    was when taken, as torch.save bytes (the grader looks for what it must hold)."""
     data = make_data()
     model, optimizer, scheduler = make_training()
     seed_everything(seed)
     for _ in range(steps_before):
         train_step(model, optimizer, scheduler, data)
     CAPTURED[token] = capture_training_state(model, optimizer, scheduler, steps_before)  # noqa: F821
+    taken = as_file(CAPTURED[token])
     for _ in range(steps_after):
         train_step(model, optimizer, scheduler, data)
+    return taken
 
 
 def rank_restore_then_train(token, steps_after):
@@ -288,27 +309,30 @@ def rank_restore_then_train(token, steps_after):
     return {"step": as_step(step), "losses": losses, "parameters": parameters_of(model)}
 
 
-def train_on_rank(folder, total_steps, every=None, crash=None, resume=False, seed=100):
+def train_on_rank(folder, total_steps, every=None, crash=None, resume=False, seed=100, record=False):
     """On each rank: train to `total_steps`, checkpointing every `every` steps (none if None) with the student's
     capture, resuming from the last complete checkpoint with their restore; `crash` = (rank, step) SIGKILLs a rank.
     A fresh run draws its random streams from `seed` + rank (the grader's secret); a resumed run is never told that
     seed (its generators start anywhere): only the restore of what was captured continues that run.
-    Returns this rank's parameters and {step: loss} of the steps it ran."""
+    Returns this rank's parameters and {step: loss} of the steps it ran (record=True, the grader's reference run:
+    also {step: holdings} after each step)."""
     rank = dist.get_rank()
     data = make_data()
     model, optimizer, scheduler = make_training()
     seed_everything(fresh_seed() if resume else seed + rank)  # each rank its own streams
     fail = distlab.FailAt(*crash) if crash is not None else None
     step = resume_from_checkpoint(folder, rank, model, optimizer, scheduler) if resume else 0
-    resumed_at, losses = (step if resume else None), {}
+    resumed_at, losses, held = (step if resume else None), {}, {}
     while step < total_steps:
         if fail is not None:
             fail(step)
         losses[step] = train_step(model, optimizer, scheduler, data)
         step += 1
+        if record:
+            held[step] = holdings(model, optimizer)
         if every and step % every == 0:
             write_checkpoint(folder, rank, step, model, optimizer, scheduler)
-    return {"parameters": parameters_of(model), "losses": losses, "resumed_at": resumed_at}
+    return {"parameters": parameters_of(model), "losses": losses, "resumed_at": resumed_at, "holdings": held}
 
 
 def resume_from_checkpoint(folder, rank, model, optimizer, scheduler):

@@ -118,6 +118,7 @@ def train_tiny(scaler_kwargs, config_kwargs, steps, lr, batch, seq, batch_seed):
 
     from distlab.models import ModelConfig, TinyTransformer, random_batch
 
+    _refuse_gradscaler()  # this rank was forked before the notebook's last cell refused it in the worker
     torch.set_num_threads(1)
     config = ModelConfig(**config_kwargs)
     model = DistributedDataParallel(TinyTransformer(config, seed=0))
@@ -157,23 +158,35 @@ def _refuse_the_references():
     The exercise asks the learner to write both (its statement says so). This file runs as the notebook's last cell,
     after the learner's cells, in the process where the checks call the learner's code, so a scaler that subclasses
     or wraps GradScaler, or an `assign_buckets` that calls DDP's function, raises here and fails the checks that call
-    it. The ranks of a launch were forked before (DDP needs the real function there); the grader's own references
-    run outside the sandbox. GradScaler's kernels (`torch._amp_update_scale_`, ...) stay: using them is writing it."""
+    it. The ranks of a launch were forked before: train_tiny refuses GradScaler there itself (DDP needs the real
+    bucketing function there). The grader's own references run outside the sandbox. GradScaler's kernels
+    (`torch._amp_update_scale_`, ...) stay: using them is writing it."""
     import torch
     import torch.distributed as dist
 
-    def refused(name):
-        def refuse(*args, **kwargs):
-            raise RuntimeError(f"{name} is what this exercise compares with: write your own")
-        return refuse
-
     name = "torch.distributed._compute_bucket_assignment_by_size"
-    dist._compute_bucket_assignment_by_size = refused(name)
-    dist.distributed_c10d._compute_bucket_assignment_by_size = refused(name)
-    torch._C._distributed_c10d._compute_bucket_assignment_by_size = refused(name)
+    dist._compute_bucket_assignment_by_size = _refused(name)
+    dist.distributed_c10d._compute_bucket_assignment_by_size = _refused(name)
+    torch._C._distributed_c10d._compute_bucket_assignment_by_size = _refused(name)
+    _refuse_gradscaler()
+
+
+def _refused(name):
+    """A function that raises, naming `name` as the reference it stands in for."""
+    def refuse(*args, **kwargs):
+        raise RuntimeError(f"{name} is what this exercise compares with: write your own")
+    return refuse
+
+
+def _refuse_gradscaler():
+    """torch.amp.GradScaler's methods replaced, in this process, by _refused: also called on each rank of train_tiny
+    (a scaler that delegates to GradScaler took scaler_trains_the_tiny_model there, issue 45; DDP needs only the
+    bucketing function, which stays real on the ranks)."""
+    import torch
+
     for method in ("__init__", "scale", "unscale_", "step", "update", "get_scale", "state_dict", "load_state_dict",
                    "_unscale_grads_"):
-        setattr(torch.amp.GradScaler, method, refused(f"torch.amp.GradScaler.{method}"))
+        setattr(torch.amp.GradScaler, method, _refused(f"torch.amp.GradScaler.{method}"))
 
 
 _refuse_the_references()
