@@ -21,6 +21,7 @@ connection is the kernel's.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import json
 import os
 import secrets
@@ -32,6 +33,7 @@ import time
 from pathlib import Path
 
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+NS_GET_USERNS = 0xB701  # ioctl on a namespace's file: a file of the user namespace that owns it
 NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY = 4, 20
 NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
@@ -43,24 +45,28 @@ POLL_S = 0.005
 
 # --- the helper, inside the sandbox's network namespace ------------------------------------------------------
 
-def _setns(path: str, kind: int) -> None:
+def _setns(fd: int, kind: int, what: str) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        if libc.setns(fd, kind) != 0:
-            raise OSError(ctypes.get_errno(), f"setns({path})")
-    finally:
-        os.close(fd)
+    if libc.setns(fd, kind) != 0:
+        raise OSError(ctypes.get_errno(), f"setns({what})")
 
 
 def enter_network_of(pid: int) -> None:
-    """Join the network namespace of `pid` (a non-root grader first joins its user namespace: the sandbox's, which
-    the grader's user owns). Only in a single-threaded process."""
+    """Join the network namespace of `pid`; a non-root grader first joins the user namespace that owns it (the
+    sandbox's outer one, which the grader's user made). Only in a single-threaded process."""
     if os.stat(f"/proc/{pid}/ns/net").st_ino == os.stat("/proc/self/ns/net").st_ino:
         return
-    if os.geteuid() != 0 and os.stat(f"/proc/{pid}/ns/user").st_ino != os.stat("/proc/self/ns/user").st_ino:
-        _setns(f"/proc/{pid}/ns/user", CLONE_NEWUSER)
-    _setns(f"/proc/{pid}/ns/net", CLONE_NEWNET)
+    net = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
+    try:
+        if os.geteuid() != 0:
+            owner = fcntl.ioctl(net, NS_GET_USERNS)
+            try:
+                _setns(owner, CLONE_NEWUSER, "the user namespace owning the network's")
+            finally:
+                os.close(owner)
+        _setns(net, CLONE_NEWNET, f"/proc/{pid}/ns/net")
+    finally:
+        os.close(net)
 
 
 def tcp_sockets() -> list[dict]:
@@ -184,7 +190,7 @@ class RingWatch:
     docstring); `flows()` after the launch."""
 
     def __init__(self, pid: int, world_size: int, timeout: float = 60.0):
-        self.world_size = world_size
+        self.world_size, self.report = world_size, None
         self.port_base = 20000 + secrets.randbelow(40000)
         self.process = subprocess.Popen([sys.executable, "-m", "autograde.netstat", str(pid), str(self.port_base),
                                          str(world_size), str(timeout)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -201,34 +207,48 @@ class RingWatch:
             self.process.kill()
         self.process.wait()
 
+    def failure(self) -> str | None:
+        """Why the helper stopped watching, if it already has (e.g. it could not enter the namespace): a launch
+        whose ranks timed out waiting for it failed for that reason."""
+        if self.process.poll() is None:
+            return None
+        read = self._read(timeout=1)
+        return read if isinstance(read, str) else None
+
     def flows(self, timeout: float = 10.0) -> dict:
         """{"sent": sent[r][s] = bytes rank r's sockets sent on connections to rank s, "to_others": [bytes rank r sent
-        on connections to no rank], "connections": [[r, s, count]], "total": bytes sent on every TCP socket of the
-        namespace}. AssertionError when the ranks could not be watched."""
-        try:
-            out, err = self.process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.close()
-            raise AssertionError("the grader could not read the sandbox's connections in time") from None
-        try:
-            read = json.loads(out.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            raise AssertionError(f"the grader could not read the sandbox's connections: {err.strip()[-500:]}") from None
-        if "error" in read:
-            raise AssertionError(read["error"])
+        on connections to no rank], "connections": {(r, s): sockets of r connected to s}, "total": bytes sent on
+        every TCP socket of the ranks}. AssertionError when the ranks could not be watched."""
+        read = self._read(timeout)
+        if isinstance(read, str):
+            raise AssertionError(read)
         return ring_flows(read, self.world_size)
+
+    def _read(self, timeout: float) -> dict | str:
+        """The helper's report, or why there is none (kept: the helper answers once)."""
+        if self.report is None:
+            try:
+                out, err = self.process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.close()
+                out, err = "", "the grader could not read the sandbox's connections in time"
+            try:
+                self.report = json.loads(out.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                self.report = {"error": f"the grader could not read the sandbox's connections: {err.strip()[-500:]}"}
+        return self.report.get("error", self.report)
 
 
 def ring_flows(read: dict, world_size: int) -> dict:
     rank_of = {pid: int(r) for r, pid in read["ranks"].items() if pid is not None}
     if len(rank_of) != world_size:
         raise AssertionError(f"the ranks' processes were not found (ports bound by {read['ranks']})")
-    owner = {tuple(s["local"]): rank_of.get(s["pid"]) for s in read["sockets"]}
+    owner = {(tuple(s["local"]), tuple(s["remote"])): rank_of.get(s["pid"]) for s in read["sockets"]}  # its ends
     sent = [[0] * world_size for _ in range(world_size)]
     to_others = [0] * world_size
     connections = {}
     for s in read["sockets"]:
-        rank, peer = rank_of.get(s["pid"]), owner.get(tuple(s["remote"]))
+        rank, peer = rank_of.get(s["pid"]), owner.get((tuple(s["remote"]), tuple(s["local"])))
         if rank is None or s["sent"] is None:
             continue
         if peer is None or peer == rank:
@@ -236,7 +256,7 @@ def ring_flows(read: dict, world_size: int) -> dict:
         else:
             sent[rank][peer] += s["sent"]
             connections[rank, peer] = connections.get((rank, peer), 0) + 1
-    total = sum(s["sent"] or 0 for s in read["sockets"])
+    total = sum(s["sent"] or 0 for s in read["sockets"] if s["pid"] in rank_of)
     return {"sent": sent, "to_others": to_others, "connections": connections, "total": total}
 
 

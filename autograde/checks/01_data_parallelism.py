@@ -11,6 +11,7 @@ import torch
 from autograde.checks._common import (assert_number, assert_raises, assert_tensor, check, generator,
                                       spread_over_groups)
 from autograde.netstat import RingWatch
+from autograde.sandbox import StudentError
 
 ranks = importlib.import_module("autograde.checks.01_data_parallelism_ranks")  # model builders for the references
 LAUNCH = {"timeout": 20, "collective_timeout": 10}  # generous: the grader may share 2 cores with other gradings
@@ -98,8 +99,13 @@ def ring_all_reduce_point_to_point_only(student):
     world_size = 4
     inputs = exact_inputs(world_size, (WATCHED_NUMEL,), torch.float32)
     with RingWatch(student.network_pid(), world_size) as watch:
-        results, on_loopback = student.launch("rank_ring_all_reduce_watched", world_size, args=(watch.port_base,),
-                                              rank_args=[(x,) for x in inputs], count_loopback=True, **LAUNCH)
+        try:
+            results, on_loopback = student.launch("rank_ring_all_reduce_watched", world_size, args=(watch.port_base,),
+                                                  rank_args=[(x,) for x in inputs], count_loopback=True, **LAUNCH)
+        except StudentError:
+            if watch.failure():  # the ranks waited for a reader that had given up
+                raise AssertionError(f"the grader could not watch the ranks' connections: {watch.failure()}") from None
+            raise
         flows = watch.flows()
     for rank, result in enumerate(results):
         assert_tensor(result["out"], sum(inputs[1:], inputs[0].clone()), exact=True, where=f"rank {rank}")
@@ -125,7 +131,7 @@ def ring_all_reduce_point_to_point_only(student):
                          f"group's own (a new process group opens new ones)")
     elsewhere = on_loopback - flows["total"]
     assert elsewhere <= ring_total * (LOOPBACK_PER_BYTE - 1) + LOOPBACK_FIXED_BYTES, (
-        f"{elsewhere:,} bytes crossed the sandbox's loopback outside the connections open when the ring ended "
+        f"{elsewhere:,} bytes crossed the sandbox's loopback outside the ranks' connections open when the ring ended "
         f"(a connection opened and closed meanwhile?)")
     off_ring = max(sent[r][p] for r in range(world_size) for p in range(world_size) if p != (r + 1) % world_size)
     print(f"{world_size} ranks: each sent its data to the next rank ({on_ring:,} bytes around the ring, at most "
