@@ -40,7 +40,7 @@ NLMSG_ERROR, NLMSG_DONE = 2, 3
 INET_DIAG_INFO = 2
 # struct tcp_info (linux/tcp.h): tcpi_bytes_acked at 120 (Linux 4.1), tcpi_bytes_sent at 200 (Linux 4.19)
 TCPI_BYTES_ACKED, TCPI_BYTES_SENT = 120, 200
-POLL_S = 0.005
+POLL_S = 0.01
 
 
 # --- the helper, inside the sandbox's network namespace ------------------------------------------------------
