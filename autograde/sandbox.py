@@ -156,6 +156,12 @@ class Submission:
         """Bytes sent on the sandbox's loopback interface so far (read from the kernel, outside the sandbox)."""
         return loopback_bytes(self.worker.inner_pid() if self.sandbox and self.worker is not None else None)
 
+    def network_pid(self) -> int | None:
+        """A process in the network namespace the ranks will use (the grader's own, unsandboxed), to read their
+        connections from outside (autograde/netstat.py); starts the sandbox if none runs."""
+        self._ensure_started()
+        return self.worker.inner_pid() if self.sandbox else os.getpid()
+
     def take_printed(self) -> tuple[str, str]:
         """What the student's code printed on stdout and on stderr since the last call of this method."""
         return self.printed.take()

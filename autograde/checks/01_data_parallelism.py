@@ -10,6 +10,8 @@ import torch
 
 from autograde.checks._common import (assert_number, assert_raises, assert_tensor, check, generator,
                                       spread_over_groups)
+from autograde.netstat import RingWatch
+from autograde.sandbox import StudentError
 
 ranks = importlib.import_module("autograde.checks.01_data_parallelism_ranks")  # model builders for the references
 LAUNCH = {"timeout": 20, "collective_timeout": 10}  # generous: the grader may share 2 cores with other gradings
@@ -83,22 +85,57 @@ def ring_all_reduce_in_place(student):
     print("in place, returns its argument")
 
 
+# The point-to-point check's tensor: 256 KiB a rank (1.5 MiB around a 4-rank ring), far above what a rank sends its
+# other peers besides (gloo's connection setup, the barriers): at most 344 bytes measured for the reference, against
+# 394,512 that gloo's built-in all-reduce sends each rank's rank - 1.
+WATCHED_NUMEL = 2**16
+OFF_RING_BYTES = 16_000
+
+
 @check
 def ring_all_reduce_point_to_point_only(student):
-    """ring_all_reduce calls no built-in collective (only point-to-point operations), and each rank sends to one ring
-    neighbour and receives from the other."""
+    """ring_all_reduce moves the data from each rank to the next one, (rank + 1) % N, on its group's own
+    connections (bytes per connection, read by the grader from the kernel), and calls no built-in collective."""
     world_size = 4
-    inputs = exact_inputs(world_size, (12,), torch.float32)
-    results = student.launch("rank_ring_all_reduce_counted", world_size, rank_args=[(x,) for x in inputs], **LAUNCH)
+    inputs = exact_inputs(world_size, (WATCHED_NUMEL,), torch.float32)
+    with RingWatch(student.network_pid(), world_size) as watch:
+        try:
+            results, on_loopback = student.launch("rank_ring_all_reduce_watched", world_size, args=(watch.port_base,),
+                                                  rank_args=[(x,) for x in inputs], count_loopback=True, **LAUNCH)
+        except StudentError:
+            if watch.failure():  # the ranks waited for a reader that had given up
+                raise AssertionError(f"the grader could not watch the ranks' connections: {watch.failure()}") from None
+            raise
+        flows = watch.flows()
     for rank, result in enumerate(results):
         assert_tensor(result["out"], sum(inputs[1:], inputs[0].clone()), exact=True, where=f"rank {rank}")
         assert not result["collectives"], f"rank {rank} called built-in collective(s) {result['collectives']}"
-        sent_to, received_from = set(result["peers_sent_to"]), set(result["peers_received_from"])
-        neighbours = {(rank + 1) % world_size, (rank - 1) % world_size}
-        assert len(sent_to) == 1 and sent_to <= neighbours, f"rank {rank} sent to {sorted(sent_to)}: one neighbour"
-        assert received_from == neighbours - sent_to, (
-            f"rank {rank} sends to {sorted(sent_to)} but receives from {sorted(received_from)}")
-    print("point-to-point only, one neighbour each way")
+    nbytes = WATCHED_NUMEL * 4
+    sent = flows["sent"]
+    for rank in range(world_size):
+        following = (rank + 1) % world_size
+        for peer in range(world_size):
+            if peer != following and sent[rank][peer] > OFF_RING_BYTES:
+                raise AssertionError(
+                    f"rank {rank} sent {sent[rank][peer]:,} bytes to rank {peer} ({sent[rank][peer] / nbytes:.2f} x "
+                    f"its tensor): a ring sends only to the next rank, (rank + 1) % N = {following} (read from the "
+                    f"kernel, per connection; gloo's built-in all-reduce sends to rank - 1)")
+        assert flows["to_others"][rank] <= OFF_RING_BYTES, (
+            f"rank {rank} sent {flows['to_others'][rank]:,} bytes on connections to no rank of the group")
+    ring_total = 2 * (world_size - 1) * nbytes
+    on_ring = sum(sent[rank][(rank + 1) % world_size] for rank in range(world_size))
+    assert on_ring >= ring_total, (f"the ranks sent {on_ring:,} bytes to their next ranks, less than the ring's "
+                                   f"2(N-1) * nbytes = {ring_total:,}")
+    doubled = [pair for pair, count in flows["connections"].items() if count > 1]
+    assert not doubled, (f"ranks {doubled[0]} talk over {flows['connections'][doubled[0]]} connections: use the "
+                         f"group's own (a new process group opens new ones)")
+    elsewhere = on_loopback - flows["total"]
+    assert elsewhere <= ring_total * (LOOPBACK_PER_BYTE - 1) + LOOPBACK_FIXED_BYTES, (
+        f"{elsewhere:,} bytes crossed the sandbox's loopback outside the ranks' connections open when the ring ended "
+        f"(a connection opened and closed meanwhile?)")
+    off_ring = max(sent[r][p] for r in range(world_size) for p in range(world_size) if p != (r + 1) % world_size)
+    print(f"{world_size} ranks: each sent its data to the next rank ({on_ring:,} bytes around the ring, at most "
+          f"{off_ring:,} to another rank), no built-in collective")
 
 
 # Loopback bytes of one launch, beyond what its payload needs: gloo's connections and headers, TCP/IP headers.

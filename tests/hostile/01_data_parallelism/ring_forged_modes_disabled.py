@@ -1,0 +1,22 @@
+# attack: forges the ring without patching anything: the built-in dist.all_reduce inside torch's
+#   _disable_current_modes(), which switches distlab.count_comm's dispatch mode off, and a 1-element token to the next
+#   rank, so the rank's own report shows point-to-point messages only, one neighbour each way (issue 45, item 4). The
+#   grader reads the bytes per connection from the kernel: gloo's ring sends to rank - 1, not to the next rank.
+# zero: ring_all_reduce_point_to_point_only
+from torch.utils._python_dispatch import _disable_current_modes
+
+
+def ring_all_reduce(tensor, group=None):
+    world_size = dist.get_world_size(group)
+    if world_size == 1:
+        return tensor
+    me = dist.get_rank(group)
+    peer = (lambda r: r) if group is None else (lambda r: dist.get_global_rank(group, r))
+    with _disable_current_modes():
+        dist.all_reduce(tensor, group=group)
+    token, incoming = torch.zeros(1), torch.zeros(1)
+    ops = [dist.P2POp(dist.isend, token, peer((me + 1) % world_size), group),
+           dist.P2POp(dist.irecv, incoming, peer((me - 1) % world_size), group)]
+    for request in dist.batch_isend_irecv(ops):
+        request.wait()
+    return tensor
