@@ -219,15 +219,13 @@ def assert_trains_like_one_process(student, kind, world_size, steps, optimizer_n
 @check
 def sharded_optimizer_matches_adamw(student):
     """ShardedOptimizer(AdamW) trains like AdamW in one process on the full batch, with identical parameters on every
-    rank (2 and 3 ranks, a rank that owns nothing, and group= on 4 ranks in 2 groups)."""
+    rank (2 and 3 ranks, a rank that owns nothing; group= is sharded_optimizer_averages_gradients', issue 47.12)."""
     assert_trains_like_one_process(student, "mlp", 2, 10, "AdamW", {"lr": 0.01, "weight_decay": 0.1})
     print("2 ranks, 10 steps of AdamW: same parameters as one process")
     assert_trains_like_one_process(student, "mlp", 3, 10, "AdamW", {"lr": 0.01, "betas": (0.8, 0.99)})
     print("3 ranks, 10 steps of AdamW with other betas: same parameters as one process")
     assert_trains_like_one_process(student, "tiny", 3, 10, "AdamW", {"lr": 0.01})
     print("3 ranks, a model of 2 tensors (a rank owns nothing): same parameters as one process")
-    assert_groups_train_like_one_process(student, [[0, 2], [1, 3]], "mlp", 6, "AdamW", {"lr": 0.01})
-    print("4 ranks in groups [[0, 2], [1, 3]]: each group trains as one process on its own batches")
 
 
 def assert_groups_train_like_one_process(student, groups, kind, steps, optimizer_name, kwargs):
@@ -264,7 +262,8 @@ def sgd_factor(student, world_size):
 @check
 def sharded_optimizer_averages_gradients(student):
     """ShardedOptimizer.step() averages the gradients over the ranks exactly once (checked with plain SGD, which
-    shows the scale; 2 and 4 ranks)."""
+    shows the scale; 2 and 4 ranks), and over its group's ranks with group= (4 ranks in 2 groups: divided by the
+    group's size, src/dst named by global rank; AdamW would hide a wrong divisor, issue 47.7)."""
     for world_size in (2, 4):
         factor = sgd_factor(student, world_size)
         assert abs(factor - 1) < 1e-3, (
@@ -273,6 +272,8 @@ def sharded_optimizer_averages_gradients(student):
         print(f"{world_size} ranks: one SGD step applies the averaged gradient once")
     assert_trains_like_one_process(student, "mlp", 2, 10, "SGD", {"lr": 0.05, "momentum": 0.9})
     print("2 ranks: 10 steps of SGD with momentum match one process")
+    assert_groups_train_like_one_process(student, [[0, 2], [1, 3]], "mlp", 6, "SGD", {"lr": 0.05, "momentum": 0.9})
+    print("4 ranks in groups [[0, 2], [1, 3]]: each group trains as one process on its own batches (SGD with momentum)")
 
 
 @check
@@ -485,7 +486,8 @@ def assert_zero2_comm(comm, psi, world_size, where):
 def zero2_moves_reduce_scatter_and_all_gather(student):
     """Each step() of Zero2Optimizer reduce-scatters the gradients and all-gathers the parameters, each (N-1)/N of the
     padded flat buffer per rank, with no all-reduce (counted at the dispatcher), on 3 ranks and with group= (two groups
-    of 2 on 4 ranks); the group's training matches one process on its batches."""
+    of 2 on 4 ranks); the group's training, with SGD (which shows a divisor other than the group's size, issue 47.7),
+    matches one process on its batches."""
     kind, world_size, steps = "tied", 3, 3
     psi = sum(p.numel() for p in trainable(kind))
     batches = [batch(kind, step) for step in range(steps)]
@@ -504,10 +506,11 @@ def zero2_moves_reduce_scatter_and_all_gather(student):
     data = [[ranks.batch(kind, step, seed=BATCH_SEED + 1000 * (k + 1)) for step in range(steps)]
             for k in range(len(groups))]
     per_group = [shares(batches, len(members)) for batches, members in zip(data, groups)]
-    rank_args = [(groups, kind, "AdamW", {"lr": 0.01}, share) for share in spread_over_groups(groups, per_group)]
+    sgd = {"lr": 0.05, "momentum": 0.9}
+    rank_args = [(groups, kind, "SGD", sgd, share) for share in spread_over_groups(groups, per_group)]
     results = student.launch("rank_zero2_comm", len(rank_args), rank_args=rank_args, **LAUNCH)
     for k, members in enumerate(groups):
-        expected = ranks.train(kind, data[k], "AdamW", {"lr": 0.01})["state"]
+        expected = ranks.train(kind, data[k], "SGD", sgd)["state"]
         for rank in members:
             where = f"4 ranks in groups {groups}, Zero2Optimizer(..., group=...), rank {rank}"
             state = rank_state(results[rank], expected, where)
@@ -516,7 +519,8 @@ def zero2_moves_reduce_scatter_and_all_gather(student):
                 assert_zero2_comm(comm, psi, len(members), f"{where}, step {step + 1} (shards of the group's size)")
             for name, want in expected.items():
                 assert_tensor(state[name], want, rtol=1e-4, atol=1e-5, where=(
-                    f"{where}: {name} is not one-process training on its group's batches (average over the group)"))
+                    f"{where}: {name} is not one-process SGD on its group's batches (average over the group: divide by "
+                    f"its size)"))
     print(f"groups {groups}: each group's step() moves its own 2 shards, and trains as one process on its batches")
 
 

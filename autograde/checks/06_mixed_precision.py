@@ -431,11 +431,13 @@ def call_scale(student, history, fp8_max, margin, algo, previous_scale):
 
 
 def compare_scales(student, amaxes, fp8_max, history_len, margin, algo, where):
-    """delayed_scales(...) against reference_scales, the first differing step explained."""
+    """delayed_scales(...) against reference_scales, the first differing step explained. It runs with the statement's
+    delayed_scale in the place of the learner's (06_mixed_precision_ranks.delayed_scales_alone): a delayed_scale
+    mistake costs delayed_scale's cells only (issue 47.11)."""
     call = (f"delayed_scales({amaxes if len(amaxes) <= 24 else f'<{len(amaxes)} amaxes>'}, {fp8_max!r}, "
             f"history_len={history_len}, margin={margin}, algo={algo!r})")
     try:
-        got = student.call("delayed_scales", amaxes, fp8_max, history_len, margin=margin, algo=algo)
+        got = student.call("delayed_scales_alone", amaxes, fp8_max, history_len, margin, algo)
     except StudentError:
         print(f"{where}: {call} raised (its traceback below)")
         raise
@@ -560,6 +562,7 @@ def delayed_scale_rejects_bad_input(student):
            ("delayed_scale", ([1.0], 448.0), dict(margin=-1), "margin"),
            ("delayed_scale", ([1.0], 448.0), dict(margin=0.5), "margin"),
            ("delayed_scale", ([1.0], 448.0), dict(margin=2.0), "margin"),
+           ("delayed_scale", ([1.0], 448.0), dict(margin=True), "margin"),  # a bool is not an int here (47.9)
            ("delayed_scale", ([1.0], 448.0), dict(algo="mean"), "algo"),
            ("delayed_scale", ([1.0], 448.0), dict(algo="MAX"), "algo"),
            ("delayed_scale", ([1.0], 448.0), dict(algo=None), "algo"),
@@ -569,7 +572,8 @@ def delayed_scale_rejects_bad_input(student):
            ("delayed_scales", ([1.0, 2.0], 448.0, 0), {}, "history_len"),
            ("delayed_scales", ([1.0, 2.0], 448.0, -3), {}, "history_len"),
            ("delayed_scales", ([1.0, 2.0], 448.0, 1.5), {}, "history_len"),
-           ("delayed_scales", ([1.0, 2.0], 448.0, 2.0), {}, "history_len")]
+           ("delayed_scales", ([1.0, 2.0], 448.0, 2.0), {}, "history_len"),
+           ("delayed_scales", ([1.0, 2.0], 448.0, True), {}, "history_len")]
     for name, args, kwargs, argument in bad:
         error = assert_raises(student, ValueError, name, *args, **kwargs)
         shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])

@@ -1,8 +1,8 @@
 # replaces: Zero2Optimizer
 # wrong: the reduce-scattered gradients are summed, never divided by N (AdamW barely shows it; SGD and the shard's
-#   .grad do)
-# must-lose: zero2_matches_adamw, zero2_holds_one_shard
-# must-keep: zero2_moves_reduce_scatter_and_all_gather, zero2_rejects_bad_input
+#   .grad do; the group= case of zero2_moves_reduce_scatter_and_all_gather trains with SGD too, issue 47.7)
+# must-lose: zero2_matches_adamw, zero2_holds_one_shard, zero2_moves_reduce_scatter_and_all_gather
+# must-keep: zero2_rejects_bad_input
 class Zero2Optimizer:
     """ZeRO stage 2 (Rajbhandari et al., 2020, section 5.2) on one flat buffer, the layout of FSDP's flat parameter.
 
