@@ -185,13 +185,20 @@ def test_a_raising_rank_is_named_with_its_own_traceback_at_once():
 
 def test_the_rank_that_failed_first_is_named_when_others_fail_later(tmp_path):
     def cascade(folder):
-        # Rank r raises once rank r - 1 is about to (its marker file exists): ordered by events, not by a head start
-        # in sleep(), which a rank that starts late on a loaded machine loses. The margin left is the few
-        # microseconds between writing the marker and raising.
+        # Rank r raises once rank r - 1's failure has been reported: a thread of rank r - 1 waits until the rank has
+        # sent its error (time-stamped, distlab.launching._worker), then writes its marker. Ordered by what happened,
+        # with no margin left to the scheduler (a marker written just before raising lost, once, to a loaded CI:
+        # rank 0 was descheduled between the two and rank 1's stamp came first).
+        from distlab.launching import _worker
         rank = dist.get_rank()
-        while rank > 0 and not os.path.exists(os.path.join(folder, f"raising-{rank - 1}")):
+        while rank > 0 and not os.path.exists(os.path.join(folder, f"reported-{rank - 1}")):
             time.sleep(0.01)
-        open(os.path.join(folder, f"raising-{rank}"), "w").close()
+
+        def mark_once_reported():
+            _worker._reported.wait()
+            open(os.path.join(folder, f"reported-{rank}"), "w").close()
+
+        threading.Thread(target=mark_once_reported, daemon=True).start()
         raise RuntimeError(f"failure {rank}")
 
     with pytest.raises(distlab.RankFailed, match="rank 0 failed first: RuntimeError: failure 0"):
