@@ -16,7 +16,7 @@ a failure the program sees, for tests of error paths. `how="stop"` freezes the r
 whose GPU or network stopped answering; its peers wait in the next collective until the node is killed and replaced.)
 
 In a large cluster something fails every day: Meta's Llama 3 405B pre-training saw 466 job interruptions in a 54-day
-snapshot on 16,384 GPUs, 419 of them unexpected (Llama Team, "The Llama 3 Herd of Models", 2024, section 3.3.4).
+snapshot on 16,384 GPUs, 419 of them unexpected (Dubey et al. 2024, "The Llama 3 Herd of Models", section 3.3.4).
 
     pytest tests/test_faults.py
 """
