@@ -39,7 +39,7 @@ from distlab.models import ModelConfig, TinyTransformer, random_batch
 REPO = Path(__file__).resolve().parents[1]
 LESSON = REPO / "lessons" / "05_pipeline.ipynb"
 FROM_LESSON = ("CONFIG", "message_tag", "Part", "PipelineRank", "receive", "compute", "send", "finish", "run_schedule",
-               "gpipe", "one_f_one_b", "uniform", "simulate", "makespan")
+               "gpipe", "one_f_one_b", "uniform", "simulate", "makespan", "OP")
 FULL = {"microbatches": 8, "t_f": 0.025, "t_b": 0.050, "repeats": 3, "memory": True}
 QUICK = {"microbatches": 4, "t_f": 0.005, "t_b": 0.010, "repeats": 1, "memory": False}
 P, V, BATCH, SEQ = 4, 2, 16, 32
@@ -99,7 +99,9 @@ def torch_order(lesson, m, chunks):
     _, parts = padded_parts(lesson, chunks, None, pad=False)
     stages = [PipelineStage(part, c * p + rank, chunks * p, torch.device("cpu")) for c, part in enumerate(parts)]
     order = ScheduleInterleaved1F1B(stages, n_microbatches=m).pipeline_order[rank]
-    return [(a.computation_type.value, a.microbatch_index, a.stage_index // p) for a in order if a is not None]
+    # by the member's name, as the lesson does: `.value` is "F"/"B" only where _ComputationType is a str enum
+    return [(lesson["OP"][a.computation_type.name], a.microbatch_index, a.stage_index // p) for a in order
+            if a is not None]
 
 
 def hand_built(lesson, schedule, setup, memory):
