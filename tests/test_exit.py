@@ -80,9 +80,12 @@ def test_finish_in_a_function_run_by_launch_says_launch_ends_the_group():
         distlab.launch(finish_in_a_launched_rank, 2, timeout=30, backend="gloo", output="hide")
 
 
-@pytest.mark.parametrize("runs", [10])
+@pytest.mark.parametrize("runs", [4])
 def test_every_ddp_script_exits_zero_run_after_run(runs):
-    """10 runs of each DDP script at 2 ranks (about 2 minutes): no run may exit other than 0."""
+    """4 runs of each DDP script at 2 ranks, 12 in all: no run may exit other than 0. A backstop, not the soak: the
+    teardown's mechanism is tested above (gloo's threads joined, or the process ended by finish()); at the abort rate
+    that finish() removed (about 1 run in 10, benchmarks/README.md) 12 runs see one 72 % of the time, and
+    `python benchmarks/bench_exit.py` (50 runs of every script) is the soak. 10 runs took 330 s of a loaded CI."""
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_exit.py"), "--runs", str(runs), "--four",
                            "0", "--no-controls", "--scripts", "01_train_ddp", "03_train_resume", "06_train_amp"],
                           capture_output=True, text=True, timeout=1200)
