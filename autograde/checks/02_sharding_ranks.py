@@ -36,15 +36,16 @@ def min_devices_values(cases):
 
 
 class TiedNet(nn.Module):
-    """A tiny language model: the output layer reuses the embedding's weight, and one layer is frozen."""
+    """A tiny language model: the output layer reuses the embedding's weight, and one layer is frozen (unless
+    `frozen=False`: then every layer trains)."""
 
-    def __init__(self, vocab=11, dim=6):
+    def __init__(self, vocab=11, dim=6, frozen=True):
         super().__init__()
         torch.manual_seed(0)
         self.embed = nn.Embedding(vocab, dim)
         self.hidden = nn.Linear(dim, 7)  # 42 + 7 elements: nothing divides evenly
         self.frozen = nn.Linear(7, dim)
-        self.frozen.requires_grad_(False)
+        self.frozen.requires_grad_(not frozen)
         self.out = nn.Linear(dim, vocab, bias=False)
         self.out.weight = self.embed.weight  # tied
 
@@ -53,10 +54,11 @@ class TiedNet(nn.Module):
 
 
 def make_net(kind):
-    """A fresh model, the same on every rank: "tied", "mlp", "tiny" (2 tensors) or "wide" (16 tensors)."""
+    """A fresh model, the same on every rank: "tied" (a tied weight and a frozen layer), "tied-trainable" (the same,
+    every layer trained), "mlp", "tiny" (2 tensors) or "wide" (16 tensors)."""
     torch.manual_seed(0)
-    if kind == "tied":
-        return TiedNet()
+    if kind in ("tied", "tied-trainable"):
+        return TiedNet(frozen=kind == "tied")
     if kind == "mlp":
         return nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3), nn.Tanh(), nn.Linear(3, 1))
     if kind == "tiny":
@@ -67,7 +69,7 @@ def make_net(kind):
 def batch(kind, step, size=12, seed=100):
     """The full batch of training step `step` for a `kind` model: (inputs, targets), drawn from `seed`."""
     generator = torch.Generator().manual_seed(seed + step)
-    if kind == "tied":
+    if kind.startswith("tied"):
         tokens, targets = torch.randint(0, 11, (2, size, 3), generator=generator)
         return tokens, targets
     features = 5 if kind in ("mlp", "tiny") else 16
@@ -75,7 +77,7 @@ def batch(kind, step, size=12, seed=100):
 
 
 def loss_of(kind, model, x, y):
-    if kind == "tied":
+    if kind.startswith("tied"):
         return nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
     out = model(x)
     return nn.functional.mse_loss(out if kind == "mlp" else out.sum(1, keepdim=True), y)

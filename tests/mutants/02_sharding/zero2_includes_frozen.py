@@ -1,7 +1,8 @@
 # replaces: Zero2Optimizer
-# wrong: flattens every parameter, frozen ones too: their gradient is None and step() raises
-# must-lose: zero2_matches_adamw, zero2_moves_reduce_scatter_and_all_gather
-# must-keep: zero2_holds_one_shard, zero2_rejects_bad_input
+# wrong: flattens every parameter, frozen ones too: their gradient is None and step() raises (one mistake, one
+#   cell: the comm cell's model has a tied weight and no frozen layer, issue 47.12)
+# must-lose: zero2_matches_adamw
+# must-keep: zero2_moves_reduce_scatter_and_all_gather, zero2_holds_one_shard, zero2_rejects_bad_input
 class Zero2Optimizer:
     """ZeRO stage 2 (Rajbhandari et al., 2020, section 5.2) on one flat buffer, the layout of FSDP's flat parameter.
 
