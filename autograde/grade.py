@@ -72,6 +72,7 @@ from autograde.gradebook import gather, instructor_marks, reread
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes
 from autograde.normalise import Refused, normalise_submission
 from autograde.report import class_report, safe, summary_table, write_csv, write_json
+from autograde.seed import draw_seed
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
 LOG_FORMAT = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"
@@ -216,11 +217,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     return k, n
 
 
+def as_utc(text: str) -> datetime:
+    """A date and time, read as nbgrader reads them (`parse_utc`: a time without a zone is UTC), zone attached."""
+    from nbgrader.utils import parse_utc
+    return parse_utc(text).replace(tzinfo=timezone.utc)
+
+
 def parse_due(text: str) -> float:
     """A due date as a POSIX timestamp (nbgrader's parser: a time without a zone is UTC)."""
-    from nbgrader.utils import parse_utc
     try:
-        return parse_utc(text).replace(tzinfo=timezone.utc).timestamp()
+        return as_utc(text).timestamp()
     except Exception:  # noqa: BLE001 - dateutil raises several kinds
         raise argparse.ArgumentTypeError(f"--due takes a date and time, e.g. '2026-12-01 23:59 UTC'; got {text!r}") \
             from None
@@ -251,7 +257,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
     students = {s: info for i, (s, info) in enumerate(students.items()) if i % shard[1] == shard[0]}
     explain_missing(students, submissions, assignment, names)
     if seed is None:  # $DISTLAB_GRADING_SEED replays a run, as autograde/try_checks.py does
-        seed = int(os.environ.get("DISTLAB_GRADING_SEED") or int.from_bytes(os.urandom(8), "big") >> 1)
+        seed = draw_seed()
     guarded = [notebooks.SOLUTIONS, notebooks.EXERCISES, notebooks.AUTOGRADE, submissions.resolve()]
     unread = [work, out.resolve(), *(submissions.resolve() / s for s, i in everyone.items() if i["status"] == FAILED)]
     before = tree_hashes(guarded, skip=unread)  # a refused folder is never read, not even to hash it
@@ -475,13 +481,12 @@ def hand_in(students: dict, groups: list[Group], assignment: str) -> None:
 def keep_timestamp(info: dict, files: dict, dest: Path) -> None:
     """nbgrader collect's timestamp.txt (beside the notebook, or in the student's folder) into nbgrader's submitted/
     folder, so that the gradebook has it, and as `submitted_at` in the report; a malformed one is ignored, and said."""
-    from nbgrader.utils import parse_utc
     for path in files.values():
         for candidate in (Path(path).parent / "timestamp.txt", Path(path).parent.parent / "timestamp.txt"):
             if candidate.is_file() and not candidate.is_symlink():
                 text = candidate.read_text(errors="replace")[:100].strip()
                 try:
-                    when = parse_utc(text).replace(tzinfo=timezone.utc)
+                    when = as_utc(text)
                 except Exception:  # noqa: BLE001
                     info.setdefault("corrections", []).append(f"timestamp.txt is not a time: {text!r} (ignored)")
                     return

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from autograde.sandbox import SandboxError, StudentError  # noqa: F401 - re-exported for the check modules
+from autograde.seed import draw_seed
 
 CHECKS_DIR = Path(__file__).resolve().parent
 # Drawn once per grading process, so that a notebook cannot know the checks' inputs in advance (the checks are
@@ -21,8 +22,7 @@ CHECKS_DIR = Path(__file__).resolve().parent
 # grade.py passes the class's seed (recorded in grades.json) in the file $DISTLAB_GRADING_SEED_FILE names, which no
 # sandbox can read.
 GRADING_SEED = int((Path(os.environ["DISTLAB_GRADING_SEED_FILE"]).read_text().strip()
-                    if os.environ.get("DISTLAB_GRADING_SEED_FILE") else os.environ.get("DISTLAB_GRADING_SEED"))
-                   or int.from_bytes(os.urandom(8), "big") >> 1)
+                    if os.environ.get("DISTLAB_GRADING_SEED_FILE") else None) or draw_seed())
 
 
 def label_seed(label: str) -> int:
