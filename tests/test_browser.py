@@ -103,9 +103,10 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab(tmp_path_factory, playwright_session):
-    """`./course lab` (learner mode) and a Chromium page on it, for this pytest process."""
+    """`./course lab` (learner mode) and a Chromium page on it, while this pytest process runs notebooks: closed when
+    it moves on to another test file (an idle lab and its page took 1.4 s of CPU a minute, for the rest of the run)."""
     tmp = tmp_path_factory.mktemp("lab")
     for name, values in TEST_SETTINGS.items():
         (tmp / "settings" / f"{name}.jupyterlab-settings").parent.mkdir(parents=True, exist_ok=True)
