@@ -32,6 +32,8 @@ import os
 import time
 from pathlib import Path
 
+from distlab.launching.deadline import Deadline
+
 ROOT = Path("/sys/fs/cgroup")
 # An honest student of any set peaks at 325-400 MiB and 18-42 tasks (autograde/try_checks.py, 4 ranks): ~10x that.
 MEMORY_BYTES = 4 * 2**30  # everything of one student's sandbox at once (tmpfs files in its /tmp included)
@@ -206,12 +208,12 @@ def _v1_folders(name: str, memory_bytes: int, tasks: int) -> dict[str, Path]:
 
 def _remove(folders: dict[str, Path], wait_s: float = 5.0) -> None:
     """Remove a group's folders, each retried until wait_s while processes still leave it."""
-    deadline = time.monotonic() + wait_s
+    deadline = Deadline.after(wait_s)
     for folder in folders.values():
         while folder.exists():
             try:
                 folder.rmdir()
             except OSError:
-                if time.monotonic() > deadline:
+                if deadline.passed():
                     break
                 time.sleep(0.05)

@@ -66,6 +66,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from distlab.launching.deadline import Deadline
+from distlab.launching.process_tree import kill_tree
+
 from autograde import notebooks
 from autograde.cgroup import MEMORY_BYTES, TASKS, StudentGroup
 from autograde.gradebook import gather, instructor_marks, reread
@@ -610,10 +613,10 @@ def run_groups(args: list[str], groups: list[Group], work: Path, timeout, log_na
             proc = subprocess.Popen(command, cwd=notebooks.AUTOGRADE, env=env, stdout=log, stderr=subprocess.STDOUT,
                                     text=True, start_new_session=True)
             procs.append((group.folder, proc, log))
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else Deadline.after(timeout)
         read = {folder: 0 for folder, _, _ in procs}
         while any(proc.poll() is None for _, proc, _ in procs):
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and deadline.passed():
                 for folder, proc, log in procs:
                     if proc.poll() is None:
                         log.write(f"\n[grade.py] stopped after the --timeout of {timeout:g} s\n")
@@ -627,7 +630,7 @@ def run_groups(args: list[str], groups: list[Group], work: Path, timeout, log_na
                 _follow(folder / f"{log_name}.log", read[folder], progress)
     finally:
         for _, proc, log in procs:
-            notebooks.kill_group(proc)
+            kill_tree(proc)
             log.close()
     return {folder: (folder / f"{log_name}.log").read_text(errors="replace") for folder, _, _ in procs}
 

@@ -24,9 +24,11 @@ RELEASE = os.path.abspath(os.environ.get("DISTLAB_RELEASE_DIR") or os.path.join(
 # checkout, or another checkout's code would grade (a second worktree sharing one virtual environment). Any problem
 # ends nbgrader here: traitlets logs an exception raised by a config file and goes on with nbgrader's defaults, its
 # unsandboxed Execute included.
+# SandboxedExecute (which imports torch, for the checks) is named, not imported: nbconvert imports it when an
+# autograde run registers it, so nbgrader's other commands (generate_assignment, generate_feedback, export, db, the
+# formgrader) start without torch's seconds of import.
 try:
     import autograde
-    from autograde.sandboxed_execute import SandboxedExecute
 except ImportError as exc:
     sys.exit(f"nbgrader_config.py: {exc!r}: run `pip install -e .` in {REPO}")
 if os.path.realpath(os.path.dirname(autograde.__file__)) != os.path.realpath(HERE):
@@ -51,7 +53,8 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(WORK, "gradebook.db")
 # grade_id (autograde/checks/<assignment>.py): SandboxedExecute takes the place of nbgrader's Execute; the rest of
 # nbgrader's steps (scores into the gradebook, output limits, feedback) are its own. Time limits: SandboxedExecute's
 # budget_s (per student) and cell_timeout_s (per cell of the notebook); grade.py sets them from its options.
-c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+c.Autograde.autograde_preprocessors = ["autograde.sandboxed_execute.SandboxedExecute", IgnorePattern,
+                                       ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # What the student's notebook shows where a solution was (the source's "### BEGIN SOLUTION" block).

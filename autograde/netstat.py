@@ -32,6 +32,8 @@ import sys
 import time
 from pathlib import Path
 
+from distlab.launching.deadline import Deadline
+
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 NS_GET_USERNS = 0xB701  # ioctl on a namespace's file: a file of the user namespace that owns it
 NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY = 4, 20
@@ -151,12 +153,12 @@ def socket_owners(pid: int) -> dict[int, int]:
 def watch(pid: int, port_base: int, world_size: int, timeout: float) -> dict:
     """Wait for the ranks' ports, read every TCP socket, release the ranks (run inside the helper)."""
     ports = [port_base + r for r in range(world_size)]
-    deadline = time.monotonic() + timeout
+    deadline = Deadline.after(timeout)
     while True:
         bound = udp_ports(pid)
         if all(p in bound for p in ports):
             break
-        if time.monotonic() > deadline:
+        if deadline.passed():
             missing = [p - port_base for p in ports if p not in bound]
             return {"error": f"rank(s) {missing} never reported done within {timeout:.0f} s"}
         time.sleep(POLL_S)

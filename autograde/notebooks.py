@@ -1,5 +1,6 @@
 """Helpers around the course's nbgrader notebooks, shared by the grading and release commands, the tests and the
-benchmarks. Plain JSON and the standard library only (nbgrader itself runs in a subprocess, see `run_nbgrader`).
+benchmarks. Plain JSON, the standard library and distlab's torch-free `kill_tree` (nbgrader itself runs in a
+subprocess, see `run_nbgrader`).
 
     from autograde.notebooks import solution_source
     source = solution_source("solutions/01_data_parallelism/data_parallelism.ipynb", "ring_all_reduce")
@@ -11,10 +12,11 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from distlab.launching.process_tree import kill_tree
 
 AUTOGRADE = Path(__file__).resolve().parent
 REPO = AUTOGRADE.parent
@@ -246,20 +248,10 @@ def run_nbgrader(args: list[str], work, source_dir=None, release_dir=None, timeo
     try:
         stdout, _ = proc.communicate(timeout=timeout)
     except BaseException:
-        kill_group(proc)
+        kill_tree(proc)
         raise
-    kill_group(proc)  # leftovers (a kernel that outlived nbgrader), if any
+    kill_tree(proc)  # leftovers (a kernel that outlived nbgrader), if any
     return subprocess.CompletedProcess(command, proc.returncode, stdout or "", "")
-
-
-def kill_group(proc: subprocess.Popen) -> None:
-    """nbgrader's session: its kernels; each sandbox it started goes with it (bwrap --die-with-parent). Not
-    distlab's kill_tree: importing distlab imports torch, 4 s this command does not otherwise spend."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
 
 
 def release(assignment: str, release_dir, work, source_dir=None, timeout: float = 300) -> Path:

@@ -37,7 +37,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from distlab.launching.launcher import Deadline
+from distlab.launching.deadline import Deadline
+from distlab.launching.process_tree import kill_tree
 
 from autograde.bwrap import (SANDBOX_WORKER, WORKER, bwrap_command, sandbox_env,  # noqa: F401 - re-exported
                              apply_limits, sandbox_problem, set_limits)
@@ -347,7 +348,7 @@ class SandboxProcess:
         return self.process.poll() is None
 
     def stop(self) -> None:
-        _kill(self.process)
+        kill_tree(self.process, descendants_s=0)  # bwrap's session and, through its PID namespace, all inside
         self.channel.close()
 
     def died(self) -> str:
@@ -495,15 +496,3 @@ def _not_as_torch_saves(payload: bytes) -> str | None:
     if pickled > MAX_PICKLE:
         return f"a pickle of {pickled} bytes, more than {MAX_PICKLE} (only tensors' own bytes may be large)"
     return None
-
-
-def _kill(process: subprocess.Popen) -> None:
-    """End the sandbox: its whole session (bwrap and, through the PID namespace, everything inside)."""
-    try:
-        os.killpg(process.pid, 9)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass

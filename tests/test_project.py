@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 import tomllib
 import urllib.request
@@ -133,3 +134,39 @@ def test_course_lab_serves_the_lessons(tmp_path, mode):
         except ProcessLookupError:
             pass  # it had already exited (the assert above says why)
         lab.wait(timeout=30)
+
+
+def test_every_distlab_environment_variable_is_listed():
+    """Issue 48.4: every `DISTLAB_*` environment variable the repository reads is in distlab.environment's one list
+    (who reads it, what it changes), and the list names nothing the repository no longer uses."""
+    from distlab.environment import NOT_VARIABLES, VARIABLES
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    used: dict[str, str] = {}
+    for name in tracked:
+        path = ROOT / name
+        if path.suffix in {".png", ".svg", ".ico", ".zip"} or name == "src/distlab/environment.py" or not path.is_file():
+            continue
+        for found in re.findall(r"\bDISTLAB_[A-Z0-9_]*[A-Z0-9]\b", path.read_text(errors="replace")):
+            used.setdefault(found, name)
+    unlisted = {v: where for v, where in used.items() if v not in VARIABLES and v not in NOT_VARIABLES}
+    assert not unlisted, f"add these to src/distlab/environment.py's VARIABLES (name: first file that uses it): {unlisted}"
+    assert not set(VARIABLES) - set(used), f"listed but used nowhere: {sorted(set(VARIABLES) - set(used))}"
+
+
+def test_the_core_that_the_grader_uses_imports_no_torch():
+    """Issue 48.4: `import distlab` is lazy (PEP 562), and the torch-free core (deadline, process_tree, forkserver,
+    environment) and nbgrader's configuration import no torch, so nbgrader's commands other than autograde, the grader's
+    own process and the benchmarks' drivers do not spend torch's import (seconds) on them."""
+    code = ("import sys, runpy\n"
+            "import distlab, distlab.launching.deadline, distlab.launching.process_tree, distlab.launching.forkserver\n"
+            "import distlab.environment, autograde.notebooks\n"
+            "class Config(dict):\n"
+            "    def __getattr__(self, name): return self.setdefault(name, Config())\n"
+            "    def __setattr__(self, name, value): self[name] = value\n"
+            "runpy.run_path('autograde/nbgrader_config.py', init_globals={'get_config': Config})\n"
+            "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout[-2000:] + out.stderr[-2000:]
+    lazy = subprocess.run([sys.executable, "-c", "import distlab; distlab.launch; import sys; print('torch' in sys.modules)"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert lazy.stdout.strip() == "True", lazy.stderr[-2000:]  # and a name still brings its module in

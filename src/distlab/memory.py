@@ -40,6 +40,8 @@ import weakref
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from .launching.deadline import Deadline
+
 __all__ = ["tensor_bytes", "model_state_bytes", "track_memory", "MemoryTracker", "saved_bytes_by_part"]
 
 
@@ -124,8 +126,8 @@ class MemoryTracker:
     def settled_live(self, seconds: float = 0.2) -> int:
         """`live` once the collectives' buffers are gone: the least value seen over `seconds` (gloo's worker thread
         drops a collective's buffer a moment after `wait()` returns; what is really kept never goes)."""
-        low, deadline = self.live, time.monotonic() + seconds
-        while time.monotonic() < deadline:
+        low, deadline = self.live, Deadline.after(seconds)
+        while not deadline.passed():
             time.sleep(0.005)
             low = min(low, self.live)
         return low

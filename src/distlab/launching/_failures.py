@@ -8,6 +8,7 @@ import time
 
 from ..errors import LaunchTimeout, RankCrashed, StartupTimeout, interruption, rank_failure
 from . import _explain, _where
+from .deadline import Deadline
 from ._output import clean_stack_dump
 from ._ranks import Ranks
 
@@ -97,8 +98,8 @@ def ask_where(ranks: Ranks, which: list[int]) -> dict[int, dict]:
     asked = [r for r in which if r in ranks.arrived and ranks.procs[r].exitcode is None]
     for rank in asked:
         ranks.signal(rank, _where.ASK)
-    answers, end = {}, time.monotonic() + ASK_S
-    while len(answers) < len(asked) and time.monotonic() < end:
+    answers, end = {}, Deadline.after(ASK_S)
+    while len(answers) < len(asked) and not end.passed():
         ranks.output.read_for(0.02) if ranks.output.waitables() else time.sleep(0.02)
         for rank in asked:
             try:

@@ -10,7 +10,8 @@ import multiprocessing.connection
 import os
 import re
 import sys
-import time
+
+from .deadline import Deadline
 
 # The first line of a Python warning as `warnings` prints it: "<file>:<line>: <Category>: <message>"; the message may
 # go on over more lines, then (if Python found the source file) the source line follows, indented by two spaces.
@@ -75,8 +76,8 @@ class RankOutput:
 
     def read_for(self, seconds: float) -> None:
         """Keep reading for a while (e.g. while stuck ranks dump their stacks)."""
-        end = time.monotonic() + seconds
-        while self.fds and (left := end - time.monotonic()) > 0:
+        end = Deadline.after(seconds)
+        while self.fds and (left := end.left()) > 0:
             self.read(multiprocessing.connection.wait(self.waitables(), timeout=left))
 
     def drain(self) -> None:

@@ -8,12 +8,12 @@ import os
 import shutil
 import signal
 import tempfile
-import time
 import weakref
 
 import cloudpickle
 
 from . import _worker
+from .deadline import Deadline
 from ._output import RankOutput
 from .forkserver import RankProcess, get_context
 
@@ -72,8 +72,8 @@ class Ranks:
 
     def collect_reports(self, seconds: float) -> None:
         """Take in the reports that come within `seconds` (e.g. of ranks that got the notebook's Ctrl-C too)."""
-        end = time.monotonic() + seconds
-        while self.result_conns and (left := end - time.monotonic()) > 0:
+        end = Deadline.after(seconds)
+        while self.result_conns and (left := end.left()) > 0:
             ready = mp.connection.wait(list(self.result_conns), timeout=left)
             if not ready:
                 return

@@ -9,8 +9,9 @@ import multiprocessing as mp
 import multiprocessing.connection
 import os
 import socket
-import time
 from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
+
+from .deadline import Deadline
 
 # torch._dynamo: building any optimizer or DDP imports it (~3 s of CPU); once here beats once per rank per launch.
 POLL_S = 0.1  # longest uninterrupted wait of the notebook's main thread (see `launcher`: Ctrl-C)
@@ -57,9 +58,9 @@ def _wait_for_fork(sentinel) -> None:
     In short waits, so that a Ctrl-C meant for the main thread but delivered to another one is still seen; bounded,
     so that a forkserver that never gets going is an error rather than a hang.
     """
-    deadline = time.monotonic() + FORKSERVER_START_S
+    deadline = Deadline.after(FORKSERVER_START_S)
     while not mp.connection.wait([sentinel], timeout=POLL_S):
-        if time.monotonic() > deadline:
+        if deadline.passed():
             raise RuntimeError(f"distlab: the forkserver did not start a rank within {FORKSERVER_START_S:g} s "
                                "(it imports torch first); is the machine overloaded?")
 

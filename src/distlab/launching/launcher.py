@@ -39,7 +39,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
 
 import torch
 
@@ -49,6 +48,7 @@ from . import _pickle
 from ._failures import FailureReports
 from ._ranks import Ranks
 from ._worker import LaunchOptions
+from .deadline import Deadline
 from .forkserver import POLL_S as _POLL_S
 
 _GRACE_S = 0.2  # after a first failure, how long to listen for others (to name the one that came first)
@@ -106,25 +106,6 @@ def launch(fn, world_size: int = 4, args: tuple = (), kwargs: dict | None = None
         raise err.with_traceback(None) from None  # the learner's frames are in the message; ours are noise
     finally:
         _stop(ranks)
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """A moment on `time.monotonic()`'s clock, and the limit in seconds it was set from (the error names it). The
-    grader's sandbox (autograde.sandbox) keeps its budget and each frame's limit as one too."""
-    at: float
-    seconds: float
-
-    @classmethod
-    def after(cls, seconds: float) -> Deadline:
-        return cls(time.monotonic() + seconds, seconds)
-
-    def left(self) -> float:
-        """Seconds until the deadline: negative once it has passed."""
-        return self.at - time.monotonic()
-
-    def passed(self) -> bool:
-        return time.monotonic() >= self.at
 
 
 def _wait(ranks: Ranks, failures: FailureReports, deadline: Deadline, startup: Deadline) -> list:
