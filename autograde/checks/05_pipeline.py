@@ -6,11 +6,13 @@ closed forms (Narayanan et al. 2021, §2.2: makespan (m + p - 1)(t_f + t_b) for 
 (p - 1)(t_f + t_b)/v interleaved; peaks in flight m, min(p - s, m), min(2(p - s - 1) + (v - 1)p + 1, mv)); the
 student's simulator is fed schedules made here; and the student's schedules run on a real 4-rank pipeline
 (autograde/checks/05_pipeline_ranks.py) whose gradients are compared with one process computed here. Part 5, zero
-bubble (Qi et al. 2023): the student's ZB-H1 is judged by properties (every op once, F before B before W, runnable,
-makespan 3m + p - 1 with unit times when m >= p, at most min(p, m) microbatches between F and W), not by one order;
-the student's B/W split runs on a small net and on 4 ranks, gradients against one process computed here. Part 6,
-one mesh: the student's groups of a (dp, pp, tp) mesh against torch.arange(n).reshape(dp, pp, tp) sliced here (the
-layout init_device_mesh builds), on the lesson's shape, every shape of 8 and 16 ranks and drawn ones.
+bubble (Qi et al. 2023): the student's ZB-H1 and its interleaved form are judged by properties (every op once, F
+before B before W, runnable, makespan 3m + (p - 1)/v with a microbatch's F, B and W lasting 1 each when m >= p, the
+least possible; no stage keeping more between F and W than the first stage without the split keeps between F and
+B), not by one order; the student's B/W split runs on a small net and on 4 ranks, gradients against one process
+computed here. Part 6, one mesh: the student's groups of a mesh, its dimensions in any order, against
+torch.arange(n).reshape(mesh_shape) sliced here (the layout init_device_mesh builds), on the lesson's mesh, every
+(dp, pp, tp) of 8 and 16 ranks in every order, and drawn meshes of 1 to 4 dimensions.
 """
 import importlib
 import itertools
@@ -359,99 +361,114 @@ def schedules_run_on_a_real_pipeline(student):
 
 # --- Part 5: zero bubble (Qi et al. 2023, *Zero Bubble Pipeline Parallelism*, §2-3) --------------------------------
 
-def reference_zb_h1(p, m):
-    """ZB-H1, built here: 1F1B's forwards and B's, and stage s runs each W s backwards after its B (the last s at the
-    end), so that every stage keeps at most min(p, m) microbatches between their F and their W (1F1B's peak)."""
+def reference_zb(p, m, v=1):
+    """Zero bubble, built here: 1F1B's (v = 1: ZB-H1) or interleaved 1F1B's forwards and B's, and stage s runs each W
+    s backwards after its B (the last s at the end), so that no stage keeps more than the first stage of the schedule
+    without the split."""
     schedule = []
-    for s in range(p):
-        warmup = min(p - s - 1, m)
-        ops = [("F", mb, 0) for mb in range(warmup)]
-        for j in range(m):
-            ops += [("F", warmup + j, 0)] if warmup + j < m else []
-            ops.append(("B", j, 0))
-            ops += [("W", j - s, 0)] if j >= s else []
-        schedule.append(ops + [("W", mb, 0) for mb in range(max(m - s, 0), m)])
+    for s, ops in enumerate(reference_schedule(p, m, "1f1b" if v == 1 else "interleaved", v)):
+        backwards, split = [], []
+        for op in ops:
+            split.append(op)
+            if op[0] == "B":
+                backwards.append(op)
+                if len(backwards) > s:
+                    split.append(("W", *backwards[len(backwards) - 1 - s][1:]))
+        schedule.append(split + [("W", *op[1:]) for op in backwards[max(len(backwards) - s, 0):]])
     return schedule
 
 
+def zb_bound(p, m, v):
+    """The most microbatch-chunks the schedule without the split keeps on its first stage between F and B."""
+    return min(p, m) if v == 1 else min(2 * (p - 1) + (v - 1) * p + 1, m * v)
+
+
 def simulate_zb(schedule):
-    """(makespan, most kept per stage) of a schedule of F, B and W with t_F = t_B = t_W = 1; Deadlock if it cannot
-    run. B of stage s needs the B of stage s + 1 (the last stage's, its own F), W needs its own B only; kept: the
-    microbatches whose F has run and whose W has not."""
+    """(makespan, most kept per stage) of a schedule of F, B and W whose ops of one (microbatch, chunk) last 1/v
+    (a stage's F, B and W of a microbatch 1 each); Deadlock if it cannot run. The F of part k needs the F of part k-1,
+    the B of part k the B of part k + 1 (the last part's, its own F), a W its own B only; kept: the microbatch-chunks
+    whose F has run and whose W has not. Times are counted in ticks of 1/v, exactly."""
     p = len(schedule)
-    done, clock, nxt = {}, [0.0] * p, [0] * p
+    v = 1 + max(op[2] for ops in schedule for op in ops)
+    last, done, clock, nxt = v * p - 1, {}, [0] * p, [0] * p
     for _ in range(sum(len(ops) for ops in schedule)):
         ready = []
         for s in range(p):
             if nxt[s] == len(schedule[s]):
                 continue
-            op, mb, _ = schedule[s][nxt[s]]
-            inputs = {"F": [("F", mb, s - 1)] if s > 0 else [],
-                      "B": [("F", mb, s)] + ([("B", mb, s + 1)] if s < p - 1 else []), "W": [("B", mb, s)]}[op]
+            op, mb, chunk = schedule[s][nxt[s]]
+            k = chunk * p + s
+            inputs = {"F": [("F", mb, k - 1)] if k > 0 else [],
+                      "B": [("F", mb, k)] + ([("B", mb, k + 1)] if k < last else []), "W": [("B", mb, k)]}[op]
             if all(i in done for i in inputs):
-                ready.append((max([clock[s]] + [done[i] for i in inputs]), s, op, mb))
+                ready.append((max([clock[s]] + [done[i] for i in inputs]), s, op, mb, k))
         if not ready:
             waiting = [ops[n] if n < len(ops) else None for ops, n in zip(schedule, nxt)]
             raise Deadlock(f"the schedule deadlocks: each stage waits, its next ops {waiting}")
-        start, s, op, mb = min(ready)
-        done[op, mb, s] = clock[s] = start + 1.0
+        start, s, op, mb, k = min(ready)
+        done[op, mb, k] = clock[s] = start + 1
         nxt[s] += 1
     kept = [max(itertools.accumulate(1 if op == "F" else -1 if op == "W" else 0 for op, _, _ in ops))
             for ops in schedule]
-    return max(clock), kept
+    return max(clock) / v, kept
 
 
-def as_zb_schedule(schedule, p, m, where):
-    """The student's ZB schedule as lists of (str, int, 0), each op once per stage, each stage's B after its F and
-    W after its B, or an AssertionError saying what is wrong."""
+def as_zb_schedule(schedule, p, m, v, where):
+    """The student's schedule as lists of (str, int, int), each op once per stage, each (microbatch, chunk)'s B after
+    its F and W after its B, or an AssertionError saying what is wrong."""
     assert isinstance(schedule, (list, tuple)), f"{where}: expected a list of lists, got {type(schedule).__name__}"
     assert len(schedule) == p, f"{where}: {len(schedule)} stages, expected {p}"
-    every = sorted((op, mb, 0) for op in "FBW" for mb in range(m))
+    every = sorted((op, mb, c) for op in "FBW" for mb in range(m) for c in range(v))
     stages = []
     for s, ops in enumerate(schedule):
         assert isinstance(ops, (list, tuple)), f"{where}: stage {s} is a {type(ops).__name__}, not a list"
         for op in ops:
             assert isinstance(op, (list, tuple)) and len(op) == 3 and op[0] in ("F", "B", "W") and \
-                type(op[1]) is int and op[2] == 0 and type(op[2]) is int, \
-                f"{where}: stage {s} has {op!r}, not (op, microbatch, 0) with op 'F', 'B' or 'W'"
+                type(op[1]) is int and type(op[2]) is int, \
+                f"{where}: stage {s} has {op!r}, not (op, microbatch, chunk) with op 'F', 'B' or 'W'"
         ops = [tuple(op) for op in ops]
-        assert sorted(ops) == every, f"{where}: stage {s} must run each (op, microbatch, 0) once; it runs {ops}"
+        assert sorted(ops) == every, (f"{where}: stage {s} must run each (op, microbatch, chunk) once; it runs "
+                                      f"{str(ops)[:300]}")
         position = {op: i for i, op in enumerate(ops)}
-        for mb in range(m):
-            assert position["F", mb, 0] < position["B", mb, 0] < position["W", mb, 0], (
-                f"{where}: stage {s} must run microbatch {mb}'s F, then its B, then its W; it runs {ops}")
+        for mb, c in itertools.product(range(m), range(v)):
+            assert position["F", mb, c] < position["B", mb, c] < position["W", mb, c], (
+                f"{where}: stage {s} must run microbatch {mb}, chunk {c}'s F, then its B, then its W; it runs "
+                f"{str(ops)[:300]}")
         stages.append(ops)
     return stages
 
 
-def student_zb_schedule(student, p, m):
-    """The student's zb_h1_schedule(p, m), checked: every op once, in order on each stage, runnable, at most min(p, m)
-    microbatches kept per stage, and (m >= p) the makespan 3m + p - 1 of t_F = t_B = t_W = 1."""
-    where = f"zb_h1_schedule({p}, {m})"
-    schedule = as_zb_schedule(student.call("zb_h1_schedule", p, m), p, m, where)
+def student_zb_schedule(student, p, m, v=1):
+    """The student's zb_schedule(p, m, v), checked: every op once, in order on each stage, runnable, at most the
+    bound kept per stage, and (m >= p) the makespan 3m + (p - 1)/v of a microbatch's F, B and W lasting 1 each."""
+    where = f"zb_schedule({p}, {m}, {v})"
+    schedule = as_zb_schedule(student.call("zb_schedule", p, m, v), p, m, v, where)
     try:
         makespan, kept = simulate_zb(schedule)
     except Deadlock as error:
         raise AssertionError(f"{where}: {error}") from None
-    assert all(n <= min(p, m) for n in kept), (
-        f"{where}: stages keep up to {kept} microbatches between their F and their W; 1F1B's peak is min(p, m) = "
-        f"{min(p, m)} (its first stage): ZB-H1 keeps no more on any stage")
+    bound = zb_bound(p, m, v)
+    assert all(n <= bound for n in kept), (
+        f"{where}: stages keep up to {kept} microbatch-chunks between their F and their W; without the split the "
+        f"first stage keeps {bound} between F and B ({'min(p, m)' if v == 1 else 'min(2(p - 1) + (v - 1)p + 1, mv)'}):"
+        " no stage may keep more")
     if m >= p:
-        assert makespan == 3 * m + p - 1, (
-            f"{where}: with t_F = t_B = t_W = 1 it takes {makespan:g}; ZB-H1 takes 3m + p - 1 = {3 * m + p - 1} (a "
-            f"bubble of (p - 1)(t_F + t_B - t_W) = {p - 1}; 1F1B with B and W together: 3(m + p - 1) = "
-            f"{3 * (m + p - 1)})")
+        want = 3 * m + (p - 1) / v
+        assert math.isclose(makespan, want), (
+            f"{where}: with a microbatch's F, B and W lasting 1 each it takes {makespan:g}; the least possible is "
+            f"3m + (p - 1)/v = {want:g} (without the split: {3 * m + 3 * (p - 1) / v:g})")
     return schedule, makespan, kept
 
 
 ZB_PM = [(4, 8), (1, 1), (1, 4), (2, 2), (2, 5), (3, 3), (3, 7), (4, 4), (5, 9), (8, 8), (8, 20), (6, 13)]
 ZB_SMALL_M = [(4, 2), (4, 1), (3, 2), (8, 5), (2, 1)]  # m < p: valid, memory bounded; no bubble claim
+ZB_CHUNKED = [(4, 8, 2), (2, 2, 3), (3, 6, 2), (1, 3, 2), (2, 4, 4), (4, 4, 2), (4, 12, 3), (5, 10, 2), (8, 8, 2)]
 
 
 @check
-def zb_h1_schedule_bubble_and_memory(student):
-    """ZB-H1: every op once per stage, F before B before W, runnable, makespan 3m + p - 1 (m >= p), at most min(p, m)
-    microbatches between F and W on any stage."""
+def zb_schedule_one_chunk(student):
+    """ZB-H1 (one chunk): every op once per stage, F before B before W, runnable, makespan 3m + p - 1 (m >= p), at most
+    min(p, m) microbatches between F and W on any stage."""
     rng = random.Random(GRADING_SEED ^ 0x2B)
     drawn = [(p, rng.randint(p, 3 * p)) for p in (rng.randint(2, 7), rng.randint(2, 7))]
     for p, m in ZB_PM + drawn:
@@ -463,13 +480,28 @@ def zb_h1_schedule_bubble_and_memory(student):
 
 
 @check
-def zb_h1_schedule_rejects_invalid(student):
-    """zb_h1_schedule raises ValueError (with a message) for non-positive or non-integer sizes."""
-    for args in [(0, 4), (-1, 4), (4, 0), (4, -2), (2.0, 4), (4, 3.5)]:
-        assert_raises(student, ValueError, "zb_h1_schedule", *args)
-    for args in [(1, 1), (3, 1)]:
-        student.call("zb_h1_schedule", *args)  # valid: must not raise
-    print("invalid sizes raise ValueError; p = m = 1 and m < p do not")
+def zb_schedule_interleaved(student):
+    """Zero bubble with v >= 2 chunks: every (op, microbatch, chunk) once per stage, F before B before W, runnable,
+    makespan 3m + (p - 1)/v, at most min(2(p - 1) + (v - 1)p + 1, mv) microbatch-chunks between F and W on any
+    stage."""
+    rng = random.Random(GRADING_SEED ^ 0x2C)
+    drawn = [(p, p * rng.randint(1, 3), rng.randint(2, 4)) for p in (rng.randint(2, 6), rng.randint(2, 6))]
+    for p, m, v in ZB_CHUNKED + drawn:
+        student_zb_schedule(student, p, m, v)
+    print(f"{len(ZB_CHUNKED) + len(drawn)} (p, m, v) with v >= 2: makespan 3m + (p - 1)/v, bubble (p - 1)/(3mv) of "
+          "the ideal time; at most interleaved 1F1B's first-stage peak kept per stage")
+
+
+@check
+def zb_schedule_rejects_invalid(student):
+    """zb_schedule raises ValueError (with a message) for non-positive or non-integer sizes, and for m not a multiple
+    of p with v >= 2 chunks."""
+    for args in [(0, 4), (-1, 4), (4, 0), (4, -2), (2.0, 4), (4, 3.5), (4, 8, 0), (4, 8, -1), (4, 8, 2.0), (4, 6, 2),
+                 (3, 4, 3)]:
+        assert_raises(student, ValueError, "zb_schedule", *args)
+    for args in [(1, 1), (3, 1), (4, 6), (3, 3, 1), (1, 3, 2)]:
+        student.call("zb_schedule", *args)  # valid: must not raise
+    print("invalid sizes raise ValueError; p = m = 1, m < p with one chunk and m = 3 with p = 1, v = 2 do not")
 
 
 @check
@@ -542,13 +574,13 @@ def zero_bubble_runs_on_a_real_pipeline(student):
     process, no weight gradient in any B, each input gradient sent before its W, the most kept as simulated."""
     p = 4
     try:
-        own = as_zb_schedule(student.call("zb_h1_schedule", p, 8), p, 8, "zb_h1_schedule(4, 8)")
+        own = as_zb_schedule(student.call("zb_schedule", p, 8), p, 8, 1, "zb_schedule(4, 8)")
         simulate_zb(own)
-        cases = [("your zb_h1_schedule(4, 8)", own, 8)]
+        cases = [("your zb_schedule(4, 8)", own, 8)]
     except (AssertionError, StudentError) as error:  # the schedule's cell judges it: here, the grader's ZB-H1
-        print(f"zb_h1_schedule(4, 8) cannot run ({str(error)[:200]}): the grader's ZB-H1 runs instead")
-        cases = [("the grader's ZB-H1, m=8", reference_zb_h1(p, 8), 8)]
-    cases.append(("the grader's ZB-H1, m=2", reference_zb_h1(p, 2), 2))
+        print(f"zb_schedule(4, 8) cannot run ({str(error)[:200]}): the grader's ZB-H1 runs instead")
+        cases = [("the grader's ZB-H1, m=8", reference_zb(p, 8), 8)]
+    cases.append(("the grader's ZB-H1, m=2", reference_zb(p, 2), 2))
     for where, schedule, m in cases:
         results = student.launch("rank_zero_bubble_step", p, args=(schedule, m), **LAUNCH)
         model, loss = one_process_reference(m)
@@ -566,26 +598,26 @@ def zero_bubble_runs_on_a_real_pipeline(student):
               f"in B; at most {kept} microbatches kept, as simulated")
 
 
-# --- Part 6: the groups of a (dp, pp, tp) mesh ---------------------------------------------------------------------
+# --- Part 6: the groups of a DeviceMesh, its dimensions in any order ------------------------------------------------
 
-MESH_DIMS = ("dp", "pp", "tp")
+NAMES = ("dp", "pp", "tp", "cp", "ep")
 
 
-def reference_mesh_groups(shape, dim):
-    """The groups along `dim` of torch.arange(n).reshape(shape), the layout init_device_mesh builds (row-major): the
-    rows of the array with `dim` moved last, each sorted, ordered by their first rank."""
-    axis = MESH_DIMS.index(dim)
+def reference_mesh_groups(shape, names, dim):
+    """The groups along `dim` of torch.arange(n).reshape(shape), the layout init_device_mesh builds (row-major, in the
+    order of the names): the rows of the array with `dim` moved last, each sorted, ordered by their first rank."""
+    axis = list(names).index(dim)
     ranks = torch.arange(math.prod(shape)).reshape(shape).movedim(axis, -1).reshape(-1, shape[axis])
     return sorted(row.tolist() for row in ranks)
 
 
-def compare_mesh_groups(student, shape, dim):
-    where = f"mesh_groups({shape[0]}, {shape[1]}, {shape[2]}, {dim!r})"
-    got = student.call("mesh_groups", *shape, dim)
+def compare_mesh_groups(student, shape, names, dim):
+    where = f"mesh_groups({shape}, {names}, {dim!r})"
+    got = student.call("mesh_groups", shape, names, dim)
     assert isinstance(got, (list, tuple)) and all(
         isinstance(g, (list, tuple)) and all(type(r) is int for r in g) for g in got), (
         f"{where}: expected a list of lists of ints, got {str(got)[:200]}")
-    got, want = [list(g) for g in got], reference_mesh_groups(shape, dim)
+    got, want = [list(g) for g in got], reference_mesh_groups(shape, names, dim)
     if got != want:
         first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
         raise AssertionError(f"{where}: {len(got)} groups, expected {len(want)}; group {first} is "
@@ -593,45 +625,67 @@ def compare_mesh_groups(student, shape, dim):
                              f"{want[first] if first < len(want) else 'none'} (expected {str(want)[:160]})")
 
 
-def drawn_mesh_shapes(label, count, most):
-    """`count` shapes (dp, pp, tp), each degree from 1 to `most`, drawn from this grading run's secret seed."""
+def drawn_meshes(label, count, most):
+    """`count` meshes (shape, names): 1 to 4 dimensions, each of size 1 to `most`, named in a drawn order, from this
+    grading run's secret seed."""
     draw = generator(label)
-    return [tuple(draw_int(draw, 1, most) for _ in MESH_DIMS) for _ in range(count)]
+    meshes = []
+    for _ in range(count):
+        n = draw_int(draw, 1, 4)
+        order = torch.randperm(len(NAMES), generator=draw)[:n].tolist()
+        meshes.append((tuple(draw_int(draw, 1, most) for _ in range(n)), tuple(NAMES[i] for i in order)))
+    return meshes
+
+
+def every_group_of(student, meshes):
+    for shape, names in meshes:
+        for dim in names:
+            compare_mesh_groups(student, shape, names, dim)
 
 
 @check
 def mesh_groups_small_meshes(student):
-    """mesh_groups: the lesson's 2 x 2 x 2 mesh along each dimension, and other shapes: every rank in exactly one group,
-    each group sorted and as long as its dimension, the groups ordered by their smallest rank, and the ranks of a group
-    differing only in that dimension's coordinate."""
-    shapes = [(2, 2, 2), (1, 1, 1), (3, 1, 2), (2, 3, 4), (4, 1, 2), (1, 5, 1), (3, 2, 1)]
-    shapes += drawn_mesh_shapes("mesh_groups_small_meshes", 12, 5)
-    for shape in shapes:
-        for dim in MESH_DIMS:
-            compare_mesh_groups(student, shape, dim)
-    print(f"{len(shapes)} meshes (7 fixed, 12 drawn with degrees up to 5), each along dp, pp and tp: the groups of "
-          "torch.arange(n).reshape(dp, pp, tp)")
+    """mesh_groups: the lesson's 2 x 2 x 2 mesh along each dimension, tp outermost, four and one dimensions; and other
+    shapes and orders: every rank in exactly one group, each group sorted and as long as its dimension, the groups
+    ordered by their smallest rank."""
+    lesson = ("dp", "pp", "tp")
+    meshes = [((2, 2, 2), lesson), ((2, 2, 2), ("tp", "pp", "dp")), ((3, 1, 2), ("pp", "tp", "dp")),
+              ((2, 1, 2, 2), ("dp", "pp", "cp", "tp")), ((5,), ("dp",)), ((1, 1), ("a", "b")), ((2, 3, 4), lesson),
+              ((2, 3, 4), ("tp", "dp", "pp")), ((4, 1, 2), lesson), ((1, 5, 1), ("pp", "dp", "tp")),
+              ((2, 3, 1, 2), ("pp", "dp", "tp", "ep")), ([3, 2], ["dp", "tp"])]
+    meshes += drawn_meshes("mesh_groups_small_meshes", 12, 4)
+    every_group_of(student, meshes)
+    print(f"{len(meshes)} meshes (12 fixed, 12 drawn: 1 to 4 dimensions up to 4 each, in drawn orders), along each "
+          "dimension: the groups of torch.arange(n).reshape(mesh_shape)")
 
 
 @check
 def mesh_groups_equal_device_mesh(student):
-    """mesh_groups gives the layout init_device_mesh builds (the visible cell compares with a real 8-rank DeviceMesh)
-    for every (dp, pp, tp) of 8 and of 16 ranks, and for larger meshes with tp = 8."""
-    shapes = [(dp, pp, n // (dp * pp)) for n in (8, 16) for dp in range(1, n + 1) for pp in range(1, n + 1)
-              if n % (dp * pp) == 0]
-    shapes += [(dp, pp, 8) for dp, pp, _ in drawn_mesh_shapes("mesh_groups_equal_device_mesh", 4, 8)]
-    for shape in shapes:
-        for dim in MESH_DIMS:
-            compare_mesh_groups(student, shape, dim)
-    print(f"every (dp, pp, tp) of 8 and of 16 ranks ({len(shapes) - 4} shapes), and 4 drawn with tp = 8: the groups "
-          "init_device_mesh builds (torch.arange(n).reshape(dp, pp, tp))")
+    """mesh_groups gives the layout init_device_mesh builds (the visible cell compares with real 8-rank DeviceMeshes)
+    for every (dp, pp, tp) of 8 and of 16 ranks in every order of the three names, and for larger meshes."""
+    shapes = [(a, b, n // (a * b)) for n in (8, 16) for a in range(1, n + 1) for b in range(1, n + 1)
+              if n % (a * b) == 0]
+    meshes = [(shape, names) for shape in shapes for names in itertools.permutations(("dp", "pp", "tp"))]
+    draw = generator("mesh_groups_equal_device_mesh")
+    for _ in range(4):  # larger: tp = 8 filling a node innermost, two other dimensions in a drawn order
+        outer = [("dp", "pp", "cp")[i] for i in torch.randperm(3, generator=draw)[:2].tolist()]
+        meshes.append(((draw_int(draw, 1, 6), draw_int(draw, 1, 6), 8), (*outer, "tp")))
+    every_group_of(student, meshes)
+    print(f"every (dp, pp, tp) of 8 and of 16 ranks in all 6 orders ({len(shapes) * 6} meshes), and 4 drawn with "
+          "tp = 8 innermost: the groups init_device_mesh builds (torch.arange(n).reshape(mesh_shape))")
 
 
 @check
 def mesh_groups_rejects_invalid(student):
-    """mesh_groups raises ValueError (with a message) for a degree that is not a positive int and an unknown dim."""
-    bad = [(0, 2, 2, "tp"), (2, -1, 2, "dp"), (2, 2, 2.0, "tp"), (True, 2, 2, "pp"), (2, 2, 2, "ep"), (2, 2, 2, 2),
-           (2, 0, 3, "dp"), (1, 1, -4, "pp"), (2, 2, 2, "TP"), (2, "2", 2, "pp")]
+    """mesh_groups raises ValueError (with a message) for sizes that are not positive ints, names that are not as many
+    distinct strings, and a dim that is not one of them."""
+    lesson = ("dp", "pp", "tp")
+    bad = [((0, 2, 2), lesson, "tp"), ((2, -1, 2), lesson, "dp"), ((2, 2, 2.0), lesson, "tp"),
+           ((True, 2, 2), lesson, "pp"), ((), (), "tp"), ((2, 2, 2), lesson, "ep"), ((2, 2, 2), lesson, 2),
+           ((2, 2), lesson, "dp"), ((2, 2, 2), ("dp", "dp", "tp"), "tp"), ((2, 2), ("dp", 1), "dp"),
+           ((2, 0, 3), lesson, "dp"), ((1, 1, -4), lesson, "pp"), ((2, 2, 2), lesson, "TP"),
+           ((2, "2", 2), lesson, "pp"),
+           (8, ("dp",), "dp"), ((2, 2, 2), "dpt", "d"), ((2, 2, 2, 2), lesson, "tp")]
     for args in bad:
         assert_raises(student, ValueError, "mesh_groups", *args)
-    print(f"{len(bad)} invalid degrees and dims raise ValueError")
+    print(f"{len(bad)} invalid sizes, names and dims raise ValueError")

@@ -1,16 +1,20 @@
 # replaces: mesh_groups
-# wrong: lists the groups in the order of the other coordinates with the last one outermost (for "pp": tp, then dp),
-#   not by their smallest rank
+# wrong: lists the groups in the order of the other coordinates with the last one outermost, not by their smallest
+#   rank
 # must-lose: mesh_groups_small_meshes, mesh_groups_equal_device_mesh
 # must-keep: mesh_groups_rejects_invalid
-def mesh_groups(dp, pp, tp, dim):
-    for name, value in (("dp", dp), ("pp", pp), ("tp", tp)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if dim not in ("dp", "pp", "tp"):
-        raise ValueError(f"dim must be dp, pp or tp, got {dim!r}")
-    sizes, strides = (dp, pp, tp), (pp * tp, tp, 1)
-    axis = ("dp", "pp", "tp").index(dim)
-    (a, b) = [i for i in range(3) if i != axis]
-    return [[i * strides[a] + j * strides[b] + k * strides[axis] for k in range(sizes[axis])]
-            for j in range(sizes[b]) for i in range(sizes[a])]
+def mesh_groups(mesh_shape, mesh_dim_names, dim):
+    if not isinstance(mesh_shape, (tuple, list)) or not mesh_shape or not all(
+            isinstance(size, int) and not isinstance(size, bool) and size >= 1 for size in mesh_shape):
+        raise ValueError(f"mesh_shape must be a non-empty tuple of positive ints, got {mesh_shape!r}")
+    if not isinstance(mesh_dim_names, (tuple, list)) or len(mesh_dim_names) != len(mesh_shape) or not all(
+            isinstance(name, str) for name in mesh_dim_names) or len(set(mesh_dim_names)) != len(mesh_dim_names):
+        raise ValueError(f"mesh_dim_names must be {len(mesh_shape)} distinct strings, got {mesh_dim_names!r}")
+    if not isinstance(dim, str) or dim not in mesh_dim_names:
+        raise ValueError(f"dim must be one of {tuple(mesh_dim_names)}, got {dim!r}")
+    axis = list(mesh_dim_names).index(dim)
+    stride, size = math.prod(mesh_shape[axis + 1:]), mesh_shape[axis]
+    starts = sorted((r for r in range(math.prod(mesh_shape)) if (r // stride) % size == 0),
+                    key=lambda r: [r // math.prod(mesh_shape[i + 1:]) % n for i, n in
+                                   reversed(list(enumerate(mesh_shape)))])
+    return [[start + i * stride for i in range(size)] for start in starts]

@@ -1,20 +1,18 @@
 # replaces: mesh_groups
-# wrong: swaps dp's and tp's strides (dp's groups step by 1, tp's by pp * tp), the sizes right: right for pp only,
-#   and wherever pp * tp = 1
+# wrong: the stride of a dimension counts its own size too (the product of mesh_shape[axis:], one dimension early): a
+#   tp group of the lesson's mesh is [0, 2] and the groups reach past the last rank
 # must-lose: mesh_groups_small_meshes, mesh_groups_equal_device_mesh
 # must-keep: mesh_groups_rejects_invalid
-def mesh_groups(dp, pp, tp, dim):
-    for name, value in (("dp", dp), ("pp", pp), ("tp", tp)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if dim not in ("dp", "pp", "tp"):
-        raise ValueError(f"dim must be dp, pp or tp, got {dim!r}")
-    stride = {"dp": 1, "pp": tp, "tp": pp * tp}[dim]
-    size = {"dp": dp, "pp": pp, "tp": tp}[dim]
-    groups, seen = [], set()
-    for r in range(dp * pp * tp):
-        if r not in seen:
-            group = [r + i * stride for i in range(size)]
-            seen.update(group)
-            groups.append(group)
-    return groups
+def mesh_groups(mesh_shape, mesh_dim_names, dim):
+    if not isinstance(mesh_shape, (tuple, list)) or not mesh_shape or not all(
+            isinstance(size, int) and not isinstance(size, bool) and size >= 1 for size in mesh_shape):
+        raise ValueError(f"mesh_shape must be a non-empty tuple of positive ints, got {mesh_shape!r}")
+    if not isinstance(mesh_dim_names, (tuple, list)) or len(mesh_dim_names) != len(mesh_shape) or not all(
+            isinstance(name, str) for name in mesh_dim_names) or len(set(mesh_dim_names)) != len(mesh_dim_names):
+        raise ValueError(f"mesh_dim_names must be {len(mesh_shape)} distinct strings, got {mesh_dim_names!r}")
+    if not isinstance(dim, str) or dim not in mesh_dim_names:
+        raise ValueError(f"dim must be one of {tuple(mesh_dim_names)}, got {dim!r}")
+    axis = list(mesh_dim_names).index(dim)
+    stride, size = math.prod(mesh_shape[axis:]), mesh_shape[axis]
+    starts = [r for r in range(math.prod(mesh_shape)) if (r // stride) % size == 0]
+    return [[start + i * stride for i in range(size)] for start in starts]
