@@ -4,10 +4,11 @@ solutions/06_mixed_precision/mixed_precision.ipynb, named by the cell's grade_id
 They run in the grader's process, never where the learner's code runs. Every input is generated here and every
 expected value computed here: the scaler's with `torch.amp.GradScaler("cpu")` driven through the same gradients, the
 buckets with a real `DistributedDataParallel` (its reducer's rebuilt buckets, read after a few iterations) and with
-DDP's own bucketing function, the FP8 scales with the rules of Transformer Engine's delayed scaling written out here
-(`reference_scale`). The inputs (gradients, overflow patterns, batches, caps, lists of sizes, amax histories) are
-drawn from the grading run's secret seed (`generator(label)`). What the learner's code returns, through the procedures
-of 06_mixed_precision_ranks.py or called directly, is only a claim, compared with those.
+DDP's own bucketing function, the FP8 scales and a spike's cost with the rules of Transformer Engine's delayed scaling
+written out here (`reference_scale`, `reference_spike_cost`). The inputs (gradients, overflow patterns, batches, caps,
+lists of sizes, amax histories and sequences) are drawn from the grading run's secret seed (`generator(label)`). What
+the learner's code returns, through the procedures of 06_mixed_precision_ranks.py or called directly, is only a claim,
+compared with those.
 """
 from __future__ import annotations
 
@@ -394,13 +395,20 @@ def reference_scale(history, fp8_max, margin=0, algo="max", previous_scale=1.0):
     return FP32_MAX if scale > FP32_MAX else scale
 
 
-def reference_scales(amaxes, fp8_max, history_len, margin=0, algo="max"):
-    """The scale of each step: from the amaxes of the history_len steps before it and the scale of the step before."""
-    scales, scale = [], 1.0
-    for step in range(len(amaxes)):
-        scale = reference_scale(amaxes[max(0, step - history_len):step], fp8_max, margin, algo, scale)
-        scales.append(scale)
-    return scales
+def chosen_amax(amaxes, step, history_len, algo):
+    """The amax step `step`'s scale is computed from: the window of the history_len steps before it, by algo."""
+    window = amaxes[max(0, step - history_len):step]
+    return window[-1] if algo == "most_recent" else max(window)
+
+
+def reference_spike_cost(amaxes, spike_step, history_len, algo):
+    """(the smallest margin with amaxes[spike_step] <= 2^margin * its chosen amax, exact with ldexp; the number of
+    later steps whose window holds spike_step and whose chosen amax equals amaxes[spike_step])."""
+    chosen, margin = chosen_amax(amaxes, spike_step, history_len, algo), 0
+    while amaxes[spike_step] > math.ldexp(chosen, margin):
+        margin += 1
+    later = range(spike_step + 1, min(len(amaxes), spike_step + history_len + 1))
+    return margin, sum(1 for step in later if chosen_amax(amaxes, step, history_len, algo) == amaxes[spike_step])
 
 
 def uniform(draw, low, high):
@@ -435,30 +443,6 @@ def call_scale(student, history, fp8_max, margin, algo, previous_scale):
     except StudentError:
         print(f"{scale_call(history, fp8_max, margin, algo, previous_scale)} raised (its traceback below)")
         raise
-
-
-def compare_scales(student, amaxes, fp8_max, history_len, margin, algo, where):
-    """delayed_scales(...) against reference_scales, the first differing step explained. It runs with the statement's
-    delayed_scale in the place of the learner's (06_mixed_precision_ranks.delayed_scales_alone): a delayed_scale
-    mistake costs delayed_scale's cells only (issue 47.11)."""
-    call = (f"delayed_scales({amaxes if len(amaxes) <= 24 else f'<{len(amaxes)} amaxes>'}, {fp8_max!r}, "
-            f"history_len={history_len}, margin={margin}, algo={algo!r})")
-    try:
-        got = student.call("delayed_scales_alone", amaxes, fp8_max, history_len, margin, algo)
-    except StudentError:
-        print(f"{where}: {call} raised (its traceback below)")
-        raise
-    want = reference_scales(amaxes, fp8_max, history_len, margin, algo)
-    assert isinstance(got, list) and len(got) == len(want), (
-        f"{where}: {call} returned {got!r}; expected a list of {len(want)} scales")
-    for step, (a, b) in enumerate(zip(got, want)):
-        history = amaxes[max(0, step - history_len):step]
-        kept = reference_scale(history, fp8_max, margin, algo, None) is None  # no usable amax in this history
-        why = (" (an empty history: 1.0)" if not step else
-               f" (the history before it, {history}, has no usable amax: the scale of the step before)" if kept else
-               f" (the history before it: {history})")
-        assert_number(a, b, where=f"{where}: {call}, step {step}{why}")
-    return want
 
 
 @check
@@ -496,7 +480,7 @@ def delayed_scale_formula(student):
 
 @check
 def delayed_scale_keeps_previous_scale(student):
-    """With no amax to go by (empty history, amax 0, inf or NaN), the scale stays previous_scale, step after step."""
+    """With no amax to go by (empty history, amax 0, inf or NaN), the scale stays previous_scale."""
     draw = generator("06 fp8 previous")
     nan, inf = math.nan, math.inf
     cases = [([], "max"), ([], "most_recent"), ([0.0], "max"), ([0.0, 0.0], "max"), ([2.0, inf], "max"),
@@ -519,18 +503,8 @@ def delayed_scale_keeps_previous_scale(student):
         got = call_scale(student, history, 448.0, 0, "most_recent", 5.0)
         assert_number(got, 448.0 / history[-1], where=f"{scale_call(history, 448.0, 0, 'most_recent', 5.0)} "
                                                        "(the most recent amax is finite)")
-    compare_scales(student, [4.0, 0.0, nan, 8.0, 2.0], 448.0, 1, 0, "most_recent", "an amax of 0, then a NaN")
-    compare_scales(student, [4.0, nan, 8.0, 2.0, 2.0], 448.0, 2, 0, "max", "a NaN in the history for 2 steps")
-    sequences = 2
-    for _ in range(8):  # the scale of the step before carries over the steps with no usable amax
-        amaxes = amaxes_of(draw, draw_int(draw, 8, 24))
-        for step in {3, *(draw_int(draw, 1, len(amaxes) - 1) for _ in range(3))}:
-            amaxes[step] = [0.0, inf, nan][draw_int(draw, 0, 2)]
-        compare_scales(student, amaxes, fp8_max_of(draw), draw_int(draw, 1, 4), 0,
-                       ["max", "most_recent"][draw_int(draw, 0, 1)], "a tensor with steps of amax 0, inf or NaN")
-        sequences += 1
-    print(f"{len(cases) + 2} histories (empty; amax 0, inf, NaN anywhere in a 'max' history) and {sequences} "
-          "sequences with such steps: previous_scale kept, carried from step to step")
+    print(f"{len(cases)} histories (empty; amax 0, inf, NaN anywhere in a 'max' history, last in a 'most_recent' "
+          "one): previous_scale; 2 with a NaN before a 'most_recent' amax: the formula")
 
 
 def reference_amax(history, algo):
@@ -541,29 +515,90 @@ def reference_amax(history, algo):
                           math.isnan(amax) else "")
 
 
+LESSON_SPIKE = [1.0] * 16 + [8.0] + [1.0] * 20  # the lesson's: 8 times the amax at step 16
+
+
+def spike_cases(label):
+    """(amaxes, spike_step, history_len, algo) to ask spike_cost about: fixed ones, then random sequences with a
+    spike planted at a random step, some of them exactly 2^k times the amax its scale comes from (the boundary a
+    `>=` gets wrong), the others at least 10^-6 (relative) away from any such power (where log2 needs no care)."""
+    cases = [(LESSON_SPIKE, 16, 16, "max"), (LESSON_SPIKE, 16, 3, "max"), (LESSON_SPIKE, 16, 16, "most_recent"),
+             (LESSON_SPIKE[:21], 16, 16, "max"), ([1.0] * 16 + [8.5] + [1.0] * 4, 16, 16, "max"),
+             ([1.0, 1.0, 4.0, 1.0, 16.0, 1.0, 1.0], 2, 4, "max"), ([1.0, 9.0, 1.0, 4.0, 1.0], 3, 3, "max"),
+             ([4.0, 1.0, 1.0, 3.0], 3, 2, "max"), ([4.0, 1.0, 1.0, 3.0], 3, 3, "max"), ([1.0, 2.0], 1, 5, "max"),
+             ([3.0, 1.0, 2.0], 1, 1, "most_recent")]
+    draw = generator(label)
+    while len(cases) < 60:
+        n = draw_int(draw, 2, 40)
+        amaxes, step = amaxes_of(draw, n, spikes=0.15), draw_int(draw, 1, n - 1)
+        history_len, algo = draw_int(draw, 1, n + 3), ["max", "most_recent"][draw_int(draw, 0, 1)]
+        chosen = chosen_amax(amaxes, step, history_len, algo)
+        if draw_int(draw, 0, 2) == 0:
+            amaxes[step] = math.ldexp(chosen, draw_int(draw, 0, 7))  # exactly 2^k: absorbed by a margin of k
+        elif draw_int(draw, 0, 1):
+            amaxes[step] = chosen * 10 ** uniform(draw, 0.2, 3)  # a spike
+        exponent = math.log2(amaxes[step] / chosen)
+        if amaxes[step] != math.ldexp(chosen, round(exponent)) and abs(exponent - round(exponent)) < 2e-6:
+            continue  # within 10^-6 of a power of two, not on it
+        cases.append((amaxes, step, history_len, algo))
+    return cases
+
+
+def spike_call(amaxes, spike_step, history_len, algo):
+    shown = amaxes if len(amaxes) <= 24 else f"<{len(amaxes)} amaxes, {amaxes[spike_step]!r} at step {spike_step}>"
+    return f"spike_cost({shown}, {spike_step}, history_len={history_len}, algo={algo!r})"
+
+
+def call_spike_cost(student, amaxes, spike_step, history_len, algo):
+    """The learner's spike_cost, run with the statement's delayed_scale in the place of theirs (a learner may build
+    on it): a delayed_scale mistake costs delayed_scale's cells only (issue 47.11). Checked to be 2 ints."""
+    call = spike_call(amaxes, spike_step, history_len, algo)
+    try:
+        got = student.call("spike_cost_alone", amaxes, spike_step, history_len, algo)
+    except StudentError:
+        print(f"{call} raised (its traceback below)")
+        raise
+    assert isinstance(got, tuple) and len(got) == 2 and all(type(x) is int for x in got), (
+        f"{call} returned {got!r}; expected a tuple of two ints, (margin, steps)")
+    return call, got
+
+
 @check
-def delayed_scales_step_by_step(student):
-    """delayed_scales: step t's scale from the amaxes of the history_len steps before t (not t's own), step 0 at 1.0."""
-    draw = generator("06 fp8 steps")
-    compare_scales(student, [2.0, 4.0, 1.0, 1.0, 1.0], 448.0, 2, 0, "max", "the statement's example")
-    spike = [1.0] * 16 + [8.0] + [1.0] * 4
-    for history_len, margin, algo in [(16, 0, "max"), (3, 0, "max"), (16, 0, "most_recent"), (16, 3, "max")]:
-        compare_scales(student, spike, 448.0, history_len, margin, algo, "the lesson's spike (8x at step 16)")
-    compare_scales(student, [], 448.0, 4, 0, "max", "no steps")
-    count = 0
-    for _ in range(30):
-        n = draw_int(draw, 1, 40)
-        amaxes = amaxes_of(draw, n, spikes=0.15)
-        compare_scales(student, amaxes, fp8_max_of(draw), draw_int(draw, 1, n + 3), draw_int(draw, 0, 4),
-                       ["max", "most_recent"][draw_int(draw, 0, 1)], f"random sequence {count + 1}")
-        count += 1
-    print(f"the statement's example, the lesson's spike (4 recipes) and {count} random sequences with spikes "
-          "(history_len 1 to 43, margins 0 to 4): every step's scale")
+def spike_cost_margin(student):
+    """spike_cost's margin: the smallest with which the spike's amax is at most 2^margin times its scale's amax."""
+    cases = spike_cases("06 fp8 spike margin")
+    for amaxes, spike_step, history_len, algo in cases:
+        call, (margin, _) = call_spike_cost(student, amaxes, spike_step, history_len, algo)
+        chosen = chosen_amax(amaxes, spike_step, history_len, algo)
+        want = reference_spike_cost(amaxes, spike_step, history_len, algo)[0]
+        bounds = "at most 1 = 2^0" if want == 0 else f"above 2^{want - 1} and at most 2^{want}"
+        assert margin == want, (
+            f"{call}: margin {margin}, expected {want}: step {spike_step}'s scale comes from the amax {chosen!r} "
+            f"({'the largest' if algo == 'max' else 'the most recent'} of the {history_len} steps before it, or of "
+            f"all there are), and {amaxes[spike_step]!r} / {chosen!r} = {amaxes[spike_step] / chosen:.9g} is {bounds}")
+    print(f"{len(cases)} spikes (the lesson's, 8.5x, windows that still hold a larger amax, jumps of exactly 2^k): "
+          "the smallest margin that absorbs each")
+
+
+@check
+def spike_cost_steps(student):
+    """spike_cost's steps: the later steps whose window holds the spike and whose chosen amax is the spike's."""
+    cases = spike_cases("06 fp8 spike steps")
+    for amaxes, spike_step, history_len, algo in cases:
+        call, (_, steps) = call_spike_cost(student, amaxes, spike_step, history_len, algo)
+        want = reference_spike_cost(amaxes, spike_step, history_len, algo)[1]
+        holding = [step for step in range(spike_step + 1, min(len(amaxes), spike_step + history_len + 1))
+                   if chosen_amax(amaxes, step, history_len, algo) == amaxes[spike_step]]
+        assert steps == want, (
+            f"{call}: steps {steps}, expected {want}: the steps whose window of {history_len} holds step "
+            f"{spike_step} and whose chosen amax ({algo!r}) is {amaxes[spike_step]!r} are {holding}")
+    print(f"{len(cases)} spikes (history_len steps with 'max', fewer where the run ends or a larger amax comes; "
+          "one with 'most_recent'): the steps each one sets the scale of")
 
 
 @check
 def delayed_scale_rejects_bad_input(student):
-    """delayed_scale(s) raise ValueError naming the argument: fp8_max, margin, algo, a negative amax, history_len."""
+    """delayed_scale and spike_cost raise ValueError naming the argument that is wrong."""
     bad = [("delayed_scale", ([1.0], 0.0), {}, "fp8_max"), ("delayed_scale", ([1.0], -448.0), {}, "fp8_max"),
            ("delayed_scale", ([1.0], math.inf), {}, "fp8_max"), ("delayed_scale", ([1.0], math.nan), {}, "fp8_max"),
            ("delayed_scale", ([1.0], 448.0), dict(margin=-1), "margin"),
@@ -576,11 +611,21 @@ def delayed_scale_rejects_bad_input(student):
            ("delayed_scale", ([1.0, -2.0, 3.0], 448.0), {}, "amax_history"),
            ("delayed_scale", ([-0.5], 448.0), dict(algo="most_recent"), "amax_history"),
            ("delayed_scale", ([-1.0, 2.0], 448.0), dict(algo="most_recent"), "amax_history"),
-           ("delayed_scales", ([1.0, 2.0], 448.0, 0), {}, "history_len"),
-           ("delayed_scales", ([1.0, 2.0], 448.0, -3), {}, "history_len"),
-           ("delayed_scales", ([1.0, 2.0], 448.0, 1.5), {}, "history_len"),
-           ("delayed_scales", ([1.0, 2.0], 448.0, 2.0), {}, "history_len"),
-           ("delayed_scales", ([1.0, 2.0], 448.0, True), {}, "history_len")]
+           ("spike_cost", ([1.0, 0.0, 2.0], 2, 1), {}, "amaxes"), ("spike_cost", ([1.0, -2.0], 1, 1), {}, "amaxes"),
+           ("spike_cost", ([1.0, math.inf], 1, 1), {}, "amaxes"),
+           ("spike_cost", ([math.nan, 1.0, 2.0], 2, 1), {}, "amaxes"),
+           ("spike_cost", ([1.0, 2.0], 0, 1), {}, "spike_step"), ("spike_cost", ([1.0, 2.0], 2, 1), {}, "spike_step"),
+           ("spike_cost", ([1.0, 2.0], -1, 1), {}, "spike_step"),
+           ("spike_cost", ([1.0, 2.0], 1.0, 1), {}, "spike_step"),
+           ("spike_cost", ([1.0, 2.0], True, 1), {}, "spike_step"),  # a bool is not an int here
+           ("spike_cost", ([1.0], 0, 1), {}, "spike_step"),
+           ("spike_cost", ([1.0, 2.0], 1, 0), {}, "history_len"),
+           ("spike_cost", ([1.0, 2.0], 1, -3), {}, "history_len"),
+           ("spike_cost", ([1.0, 2.0], 1, 1.5), {}, "history_len"),
+           ("spike_cost", ([1.0, 2.0], 1, 2.0), {}, "history_len"),
+           ("spike_cost", ([1.0, 2.0], 1, True), {}, "history_len"),
+           ("spike_cost", ([1.0, 2.0], 1, 1), dict(algo="mean"), "algo"),
+           ("spike_cost", ([1.0, 2.0], 1, 1), dict(algo="MOST_RECENT"), "algo")]
     for name, args, kwargs, argument in bad:
         error = assert_raises(student, ValueError, name, *args, **kwargs)
         shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
@@ -588,13 +633,14 @@ def delayed_scale_rejects_bad_input(student):
                                            f"name the argument, {argument}")
     for name, args, kwargs in [("delayed_scale", ([0.0], 1e-30), dict(margin=40)),
                                ("delayed_scale", ([], 448.0), dict(algo="most_recent")),
-                               ("delayed_scales", ([1.0, 0.0], 57344.0, 1), {})]:
+                               ("spike_cost", ([1e-30, 1e30], 1, 1), {}),
+                               ("spike_cost", ([2.0, 1.0, 5.0], 2, 10**6), dict(algo="most_recent"))]:
         try:
             student.call(name, *args, **kwargs)
         except StudentError:
             print(f"{name}{args} {kwargs} is valid, but raised (its traceback below)")
             raise
-    print(f"{len(bad)} bad arguments raise ValueError naming the argument; 3 valid extremes do not")
+    print(f"{len(bad)} bad arguments raise ValueError naming the argument; 4 valid extremes do not")
 
 
 # --- the buckets: DDP's own, from its reducer and from its bucketing function ---------------------------------------

@@ -152,18 +152,18 @@ def assign_many(cases):
     return results
 
 
-# --- the earlier part as the statement defines it ------------------------------------------------------------------
-# One mistake, one deduction (issue 47.11): delayed_scales is judged with the statement's delayed_scale in the place of
-# the learner's, so that a wrong margin or algo in delayed_scale costs delayed_scale's cells, not delayed_scales' too.
-# Written out here because the sandbox cannot import the grader's; the expected scales stay in the grader. Its
-# signature is the statement's (tests/test_statement_standins.py): a learner may call it by keyword.
+# --- the earlier function as the statement defines it ---------------------------------------------------------------
+# One mistake, one deduction (issue 47.11): spike_cost is judged with the statement's delayed_scale in the place of the
+# learner's (a learner may build on it), so that a wrong margin or algo in delayed_scale costs delayed_scale's cells,
+# not spike_cost's too. Written out here because the sandbox cannot import the grader's; the expected values stay in
+# the grader. Its signature is the statement's (tests/test_statement_standins.py): a learner may call it by keyword.
 
 def _delayed_scale(amax_history, fp8_max, margin=0, algo="max", previous_scale=1.0):
     import math
 
     import torch
 
-    amax_history = list(amax_history)  # any sequence the learner's delayed_scales hands over (a deque, a tuple)
+    amax_history = list(amax_history)  # any sequence the learner's spike_cost hands over (a deque, a tuple)
     if not (fp8_max > 0 and math.isfinite(fp8_max)):
         raise ValueError(f"fp8_max must be positive and finite, got {fp8_max!r}")
     if type(margin) is not int or margin < 0:
@@ -186,14 +186,14 @@ def _delayed_scale(amax_history, fp8_max, margin=0, algo="max", previous_scale=1
 STATEMENT = {"delayed_scale": _delayed_scale}
 
 
-def delayed_scales_alone(amaxes, fp8_max, history_len, margin, algo):
-    """The learner's delayed_scales(amaxes, fp8_max, history_len, margin=margin, algo=algo), with the statement's
-    delayed_scale in the place of the learner's for this call."""
+def spike_cost_alone(amaxes, spike_step, history_len, algo):
+    """The learner's spike_cost(amaxes, spike_step, history_len, algo=algo), with the statement's delayed_scale in the
+    place of the learner's for this call."""
     namespace = globals()
     saved = {name: namespace.get(name) for name in STATEMENT}
     namespace.update(STATEMENT)
     try:
-        return delayed_scales(amaxes, fp8_max, history_len, margin=margin, algo=algo)  # noqa: F821
+        return spike_cost(amaxes, spike_step, history_len, algo=algo)  # noqa: F821
     finally:
         namespace.update(saved)
 
