@@ -33,6 +33,11 @@ def plain_call(name, args, kwargs=None):
     return plain(globals()[name](*args, **(kwargs or {})))
 
 
+def every_rank_plan(router_logits, k, capacity):
+    """The student's dispatch_plan for each rank in turn, as plain data (one call from the grader for all ranks)."""
+    return [plain_call("dispatch_plan", [router_logits, k, capacity, rank]) for rank in range(router_logits.shape[0])]
+
+
 def head_lists(heads, rank):
     """(query heads, KV heads) as two lists of ints, from what shard_heads returned."""
     heads = plain(heads)
