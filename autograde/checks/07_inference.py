@@ -73,16 +73,18 @@ def reference_kv_heads_per_rank(m, tp):
     return len(reference_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])
 
 
-def reference_pass_time(m, hw, tp, pp, tokens, kv_read):
-    """One pass of `tokens` rows through a tp x pp replica, each device also reading `kv_read` bytes of KV cache: the
-    stages one after the other, 2 ring all-reduces of the tokens' activations per layer, pp - 1 hops."""
+def reference_pass_time(m, hw, tp, pp, tokens, kv_read, chunks=1):
+    """`chunks` passes of `tokens` rows through a tp x pp replica, each device also reading `kv_read` bytes of KV cache
+    per pass: 2 ring all-reduces of the tokens' activations per layer, a hop between stages. Stage j starts pass i at
+    j (stage + hop) + i stage, so the last leaves the last stage after (chunks + pp - 1) stage times and pp - 1 hops;
+    one pass is the stages one after the other."""
     layers, b = m["n_layers"] // pp, m["bytes_per_param"]
     read = m["n_params"] * b / (tp * pp) + kv_read
     stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * tokens / (tp * pp) / hw["flops"])
     size = tokens * m["d_model"] * b
     if tp > 1:
         stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
-    return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+    return (chunks + pp - 1) * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
 
 
 def reference_step_time(m, hw, tp, pp, batch, context_len):
@@ -91,8 +93,11 @@ def reference_step_time(m, hw, tp, pp, batch, context_len):
     return reference_pass_time(m, hw, tp, pp, batch, kv_read)
 
 
-def reference_prefill_time(m, hw, tp, pp, prompt_len):
-    return reference_pass_time(m, hw, tp, pp, prompt_len, 0)  # nothing cached yet: no KV cache to read
+def reference_prefill_time(m, hw, tp, pp, prompt_len, chunk_len=None):
+    """The prompt in chunks of chunk_len tokens (None: one chunk) through the pipeline; nothing cached yet: no KV cache
+    to read."""
+    chunk = prompt_len if chunk_len is None else chunk_len
+    return reference_pass_time(m, hw, tp, pp, chunk, 0, prompt_len // chunk)
 
 
 def reference_fits(m, hw, tp, pp, batch, context_len):
@@ -453,6 +458,8 @@ def best_config_rejects_bad_input(student):
 
 # --- Part 5: prefill_time and the first-token promise ----------------------------------------------------------
 
+SLOW_LINKS = dict(H100, link_bandwidth=25e9, link_latency=10e-6)  # hops and all-reduces that cost as much as a chunk
+NAMES["SLOW_LINKS"] = SLOW_LINKS
 PREFILL_CASES = [  # (model, device, tp, pp, prompt): compute- and memory-bound, TP's all-reduces, PP's hops
     (LLAMA3_8B, H100, 1, 1, 8192), (LLAMA3_8B, H100, 1, 1, 1), (LLAMA3_8B, H100, 1, 1, 200),
     (LLAMA3_8B, H100, 2, 1, 8192), (LLAMA3_8B, H100, 1, 2, 8192), (LLAMA3_8B, H100, 8, 1, 8192),
@@ -466,27 +473,58 @@ PREFILL_CASES = [  # (model, device, tp, pp, prompt): compute- and memory-bound,
 
 @check
 def prefill_time_compute_bound(student):
-    """prefill_time: a long prompt is compute-bound; TP divides the FLOPs but all-reduces the whole prompt's
+    """prefill_time, one chunk: a long prompt is compute-bound; TP divides the FLOPs but all-reduces the whole prompt's
     activations; PP does not shorten it; one token is the weights-read bound."""
     for args in PREFILL_CASES:
         got = call(student, "prefill_time", *args)
         assert_seconds(got, reference_prefill_time(*args), shown("prefill_time", args))
-    print(f"{len(PREFILL_CASES)} prompts (1 to 32768 tokens, tp up to 16, pp up to 4, FP8, PCIe links): as the cost "
-          "model says")
+    print(f"{len(PREFILL_CASES)} prompts in one chunk (1 to 32768 tokens, tp up to 16, pp up to 4, FP8, PCIe links): "
+          "as the cost model says")
+
+
+CHUNK_CASES = [  # (model, device, tp, pp, prompt, chunk): one stage or many, compute- or memory-bound chunks
+    (LLAMA3_8B, H100, 1, 1, 8192, 2048), (LLAMA3_8B, H100, 1, 2, 8192, 2048), (LLAMA3_8B, H100, 1, 8, 8192, 1024),
+    (LLAMA3_8B, H100, 1, 8, 8192, 128), (LLAMA3_8B, H100, 1, 8, 8192, 1), (LLAMA3_8B, H100, 2, 4, 8192, 512),
+    (LLAMA3_8B, H100, 8, 1, 8192, 256), (LLAMA3_70B, H100, 4, 2, 4096, 4096), (LLAMA3_70B, H100, 2, 4, 4096, 64),
+    (LLAMA3_70B, PCIE_24GB, 8, 2, 4096, 512), (LLAMA3_405B, H100, 8, 2, 32768, 4096),
+    (LLAMA2_70B, A100, 1, 8, 1000, 125), (LLAMA2_13B, A100, 5, 5, 2048, 2048), (LLAMA3_8B, IDEAL, 1, 4, 4096, 1024),
+    (LLAMA3_8B, SLOW_LINKS, 4, 4, 8192, 2048), (dict(LLAMA3_8B, bytes_per_param=1), H100, 1, 16, 16384, 256),
+]
+
+
+@check
+def prefill_time_chunks_in_a_pipeline(student):
+    """prefill_time with the prompt in chunks: one stage works through them one after the other; in a pipeline the
+    stages overlap, chunk after chunk, and each chunk pays its stage's weight reads and all-reduces."""
+    for *args, chunk in CHUNK_CASES:
+        got = call(student, "prefill_time", *args, chunk_len=chunk)
+        assert_seconds(got, reference_prefill_time(*args, chunk), shown("prefill_time", args, dict(chunk_len=chunk)))
+    args = (LLAMA3_8B, H100, 2, 4, 8192, 1024)  # chunk_len by position too
+    assert_seconds(call(student, "prefill_time", *args), reference_prefill_time(*args), shown("prefill_time", args))
+    m, hw = LLAMA3_8B, H100
+    best = min((1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192),
+               key=lambda c: reference_prefill_time(m, hw, 1, 8, 8192, c))
+    print(f"{len(CHUNK_CASES) + 1} chunked prompts (1 to 32 chunks a stage, pp up to 16): as the cost model says; "
+          f"Llama-3-8B's 8192 tokens on PP8 come soonest in chunks of {best}")
 
 
 @check
 def prefill_time_rejects_bad_input(student):
-    """prefill_time raises ValueError for a prompt of no tokens, a pp that does not divide n_layers and a split that
-    shard_heads rejects (a tp, or n_kv_heads, that does not divide the heads)."""
+    """prefill_time raises ValueError for a prompt of no tokens, a pp that does not divide n_layers, a split that
+    shard_heads rejects (a tp, or n_kv_heads, that does not divide the heads) and a chunk_len that does not divide the
+    prompt."""
     good = (LLAMA3_8B, H100, 2, 1, 8192)
     bad = [dict(prompt_len=0), dict(prompt_len=-5), dict(pp=3), dict(tp=3), dict(tp=0), dict(pp=0),
            dict(hardware=dict(H100, link_latency=-1e-6)), dict(hardware=dict(H100, flops=0)),
            dict(hardware=dict(H100, hbm_bytes=0)), dict(model=dict(LLAMA3_8B, n_params=-1.0)),
-           dict(model=dict(LLAMA3_8B, n_kv_heads=6)), dict(model=dict(LLAMA3_8B, d_model=0))]
-    names = ["model", "hardware", "tp", "pp", "prompt_len"]
+           dict(model=dict(LLAMA3_8B, n_kv_heads=6)), dict(model=dict(LLAMA3_8B, d_model=0)),
+           dict(chunk_len=3000), dict(chunk_len=0), dict(chunk_len=-1024), dict(chunk_len=16384),
+           dict(chunk_len=1024.0)]
+    names = ["model", "hardware", "tp", "pp", "prompt_len", "chunk_len"]
     for change in bad:
-        assert_value_error(student, "prefill_time", *[change.get(name, value) for name, value in zip(names, good)])
+        args = [change.get(name, value) for name, value in zip(names, good + (None,))]
+        assert_value_error(student, "prefill_time", *args[:5], **({"chunk_len": args[5]} if "chunk_len" in change
+                                                                   else {}))
     # A latency of 0 is allowed; whether the value is right is prefill_time_compute_bound's to judge
     got = call(student, "prefill_time", LLAMA3_8B, IDEAL, 2, 1, 8192)
     assert type(got) in (int, float) and got > 0, (
@@ -547,89 +585,107 @@ def best_config_keeps_first_token_promise(student):
     print("rejects a first-token promise without a prompt length, and the other way round, and non-positive ones")
 
 
-# --- Part 6: the dispatch plan of expert parallelism --------------------------------------------------------------
+# --- Part 6: what arrives at a rank in the dispatch of expert parallelism ----------------------------------------
 
-def reference_plan(logits, k, capacity, experts_per_rank):
-    """For each token, its k choices (largest logit first, ties to the lower expert) as [rank, expert, slot] or None:
-    slots given out to every token's first choice in token order, then every second choice, ... (GShard's order),
-    at most `capacity` per expert."""
-    n_experts = len(logits[0])
-    choices = [sorted(range(n_experts), key=lambda e: (-row[e], e))[:k] for row in logits]
-    filled, plan = [0] * n_experts, [[None] * k for _ in logits]
-    for j in range(k):
-        for token, chosen in enumerate(choices):
-            if filled[chosen[j]] < capacity:
-                plan[token][j] = [chosen[j] // experts_per_rank, chosen[j], filled[chosen[j]]]
-                filled[chosen[j]] += 1
-    return plan
+def reference_arrivals(logits, k, capacity, rank):
+    """The rows [source_rank, token, expert] that arrive at `rank`: each source rank's tokens take their k largest
+    logits (ties to the lower expert), each source gives out its own slots (every first choice in token order, then
+    every second choice, ...; GShard's order), at most `capacity` per expert; the output holds the sources' chunks in
+    rank order, each sorted by expert, then slot."""
+    n_experts = len(logits[0][0])
+    per = n_experts // len(logits)
+    arrived = []
+    for source, rows in enumerate(logits):
+        choices = [sorted(range(n_experts), key=lambda e: (-row[e], e))[:k] for row in rows]
+        filled, kept = [0] * n_experts, []
+        for j in range(k):
+            for token, chosen in enumerate(choices):
+                if filled[chosen[j]] < capacity:
+                    kept.append((chosen[j], filled[chosen[j]], token))
+                    filled[chosen[j]] += 1
+        arrived += [[source, token, expert] for expert, _, token in sorted(kept) if expert // per == rank]
+    return arrived
+
+
+EXAMPLE_LOGITS = torch.tensor([  # the statement's example: 2 ranks of 5 tokens, 4 experts
+    [[2.0, 1.0, 0.0, 0.5], [3.0, 0.0, 1.0, 1.0], [0.0, 2.0, 2.0, 1.0], [1.0, 0.0, 0.0, 4.0], [2.5, 0.0, 0.1, 0.2]],
+    [[0.0, 1.0, 3.0, 2.0], [1.0, 1.0, 0.0, 0.0], [0.5, 0.0, 2.0, 3.0], [0.0, 0.0, 1.0, 2.0], [1.0, 2.0, 0.0, 0.0]]])
 
 
 def plan_case(draw, ties):
-    """(logits, k, capacity, experts_per_rank): up to 64 tokens, up to 32 experts; with `ties`, small integer logits
-    (many equal ones); capacities from 0 to more than the tokens."""
-    tokens = draw_int(draw, 1, 64)
-    per = [1, 2, 4][draw_int(draw, 0, 2)]
-    n_experts = per * draw_int(draw, 1, 8)
+    """(logits [ranks, tokens, experts], k, capacity): 1 to 4 ranks, up to 32 tokens a rank, up to 16 experts; with
+    `ties`, small integer logits (many equal ones); capacities from 0 to more than a source's tokens."""
+    ranks = [1, 2, 4][draw_int(draw, 0, 2)]
+    n_experts = ranks * [1, 2, 4][draw_int(draw, 0, 2)]
+    tokens = draw_int(draw, 1, 32)
     k = draw_int(draw, 1, min(4, n_experts))
     if ties:
-        logits = torch.randint(-2, 3, (tokens, n_experts), generator=draw).float()
+        logits = torch.randint(-2, 3, (ranks, tokens, n_experts), generator=draw).float()
     else:
-        logits = torch.randn(tokens, n_experts, generator=draw)
-    mean = k * tokens / n_experts
-    capacity = draw_int(draw, 0, max(2, math.ceil(2 * mean)))
-    return logits, k, capacity, per
+        logits = torch.randn(ranks, tokens, n_experts, generator=draw)
+    capacity = draw_int(draw, 0, max(2, math.ceil(2 * k * tokens / n_experts)))
+    return logits, k, capacity
 
 
-def compare_plan(student, logits, k, capacity, per, only_routes=False):
-    where = (f"dispatch_plan(<{logits.shape[0]} x {logits.shape[1]} logits>, k={k}, capacity={capacity}, "
-             f"experts_per_rank={per})")
-    got = call(student, "dispatch_plan", logits, k, capacity, per)
-    want = reference_plan(logits.tolist(), k, capacity, per)
-    assert isinstance(got, list) and len(got) == len(want), (
-        f"{where}: expected a list of {len(want)} tokens' choices, got {_short(got)[:200]}")
-    for token, (g, w) in enumerate(zip(got, want)):
-        assert isinstance(g, list) and len(g) == k, f"{where}, token {token}: expected {k} choices, got {g!r}"
-        for j, (a, b) in enumerate(zip(g, w)):
-            if only_routes:
-                a, b = (a if a is None else a[:2]), (b if b is None else b[:2])
-            assert a == b, (f"{where}, token {token} (logits {[round(x, 4) for x in logits[token].tolist()]}), "
-                            f"choice {j}: got {a!r}, expected {b!r}")
+def compare_arrivals(student, logits, k, capacity, any_order=False):
+    """Every rank's rows against the reference's (with `any_order`, as sorted lists: which rows, not their order)."""
+    ranks, tokens, n_experts = logits.shape
+    where = f"dispatch_plan(<{ranks} x {tokens} x {n_experts} logits>, k={k}, capacity={capacity}, rank=..)"
+    every = student.call("every_rank_plan", logits, k, capacity)
+    nested = logits.tolist()
+    for rank, got in enumerate(every):
+        want = reference_arrivals(nested, k, capacity, rank)
+        here = where.replace("rank=..", f"rank={rank}")
+        assert isinstance(got, list) and all(isinstance(row, list) and len(row) == 3 for row in got), (
+            f"{here}: expected a list of (source_rank, token, expert) rows, got {_short(got)[:200]}")
+        if any_order:
+            got, want = sorted(got), sorted(want)
+        if got != want:
+            extra = [row for row in got if row not in want][:3]
+            missing = [row for row in want if row not in got][:3]
+            first = next(i for i, (a, b) in enumerate(zip(got + [None], want + [None])) if a != b)
+            detail = (f"{len(got)} rows, expected {len(want)}; rows not expected {extra}, rows missing {missing}"
+                      if extra or missing else f"the right rows in another order: row {first} is {got[first]}, "
+                      f"expected {want[first]}")
+            raise AssertionError(f"{here}: {detail}")
 
 
 @check
 def dispatch_plan_routes_top_k(student):
-    """dispatch_plan sends each token to its k largest logits (largest first, ties to the lower index) on the ranks
-    holding them, when every expert has room."""
+    """dispatch_plan sends each choice to the rank holding its expert: each token's k largest logits (largest first,
+    ties to the lower index), from every source rank, when every expert has room (rows compared in any order)."""
     draw = generator("dispatch_plan_routes_top_k")
     for case in range(12):
-        logits, k, _, per = plan_case(draw, ties=case % 2 == 1)
-        compare_plan(student, logits, k, k * logits.shape[0], per, only_routes=True)  # room for every choice
-    print("12 plans with room for every choice (half with tied logits): the right experts in order, on their ranks")
+        logits, k, _ = plan_case(draw, ties=case % 2 == 1)
+        compare_arrivals(student, logits, k, logits.shape[0] * logits.shape[1], any_order=True)  # room for all
+    print("12 dispatches with room for every choice (half with tied logits): every source's right experts, each at "
+          "the rank holding it")
 
 
 @check
 def dispatch_plan_capacity_and_drops(student):
-    """dispatch_plan gives out slots by priority (every first choice in token order, then every second choice), at
-    most capacity per expert, and drops (None) the choices that find their expert full."""
+    """dispatch_plan keeps at most capacity of each source rank's choices per expert, given out by priority (every
+    first choice in token order, then every second choice), drops the rest, and orders the rows by source rank, then
+    expert, then slot."""
     draw = generator("dispatch_plan_capacity_and_drops")
-    example = torch.tensor([[2.0, 1.0, 0.0, 0.5], [3.0, 0.0, 1.0, 1.0], [0.0, 2.0, 2.0, 1.0], [1.0, 0.0, 0.0, 4.0],
-                            [2.5, 0.0, 0.1, 0.2]])
-    compare_plan(student, example, 2, 2, 2)
-    compare_plan(student, example, 2, 0, 1)
+    for capacity in (2, 1, 0):
+        compare_arrivals(student, EXAMPLE_LOGITS, 2, capacity)
     for case in range(16):
-        compare_plan(student, *plan_case(draw, ties=case % 2 == 1))
-    print("the statement's example, capacity 0, and 16 drawn plans (half with ties): every slot and drop as expected")
+        compare_arrivals(student, *plan_case(draw, ties=case % 2 == 1))
+    print("the statement's example at capacities 2, 1 and 0, and 16 drawn dispatches (half with ties): every row "
+          "and its place as expected")
 
 
 @check
 def dispatch_plan_rejects_bad_input(student):
-    """dispatch_plan raises ValueError for logits that are not 2-D, k outside 1..experts, a negative capacity, and
-    experts_per_rank that does not divide the number of experts."""
-    logits = torch.zeros(4, 6)
-    bad = [((torch.zeros(6), 1, 2, 2), "router_logits"), ((torch.zeros(2, 4, 6), 1, 2, 2), "router_logits"),
-           ((torch.tensor(1.0), 1, 1, 1), "router_logits"), ((logits, 0, 2, 2), "k"), ((logits, -1, 2, 2), "k"),
-           ((logits, 7, 2, 2), "k"), ((logits, 2, -1, 2), "capacity"), ((logits, 2, 2, 4), "experts_per_rank"),
-           ((logits, 2, 2, 0), "experts_per_rank"), ((logits, 2, 2, -2), "experts_per_rank")]
+    """dispatch_plan raises ValueError, naming the argument, for logits that are not 3-D or whose ranks do not divide
+    the experts, k outside 1..experts, a negative capacity, and a rank that is not one of the ranks."""
+    logits = torch.zeros(2, 4, 6)
+    bad = [((torch.zeros(4, 6), 1, 2, 0), "router_logits"), ((torch.zeros(1, 2, 4, 6), 1, 2, 0), "router_logits"),
+           ((torch.tensor(1.0), 1, 1, 0), "router_logits"), ((torch.zeros(4, 4, 6), 1, 2, 0), "router_logits"),
+           ((logits, 0, 2, 0), "k"), ((logits, -1, 2, 0), "k"), ((logits, 7, 2, 0), "k"),
+           ((logits, 2, -1, 0), "capacity"), ((logits, 2, 2, 2), "rank"), ((logits, 2, 2, -1), "rank"),
+           ((logits, 2, 2, 1.0), "rank")]
     for args, name in bad:
         where = shown("dispatch_plan", args)
         try:
@@ -640,8 +696,8 @@ def dispatch_plan_rejects_bad_input(student):
             assert name in error.message, f"{where}: the message {error.message!r} must name {name}"
             continue
         raise AssertionError(f"{where} returned {_short(result)[:200]}; expected it to raise ValueError")
-    # k = every expert and capacity 0 are allowed; whether the plan is right is dispatch_plan_capacity_and_drops's
-    got = call(student, "dispatch_plan", logits, 6, 0, 6)
-    assert isinstance(got, list) and len(got) == 4, (
-        f"dispatch_plan(<4 x 6 zeros>, k=6, capacity=0, experts_per_rank=6): expected 4 tokens' choices, got {got!r}")
+    # k = every expert and capacity 0 are allowed; whether the rows are right is dispatch_plan_capacity_and_drops's
+    got = call(student, "dispatch_plan", logits, 6, 0, 1)
+    assert isinstance(got, list), (
+        f"dispatch_plan(<2 x 4 x 6 zeros>, k=6, capacity=0, rank=1): expected a list of rows, got {got!r}")
     print(f"{len(bad)} bad inputs rejected; k = the number of experts and capacity 0 accepted")

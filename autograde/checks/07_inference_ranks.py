@@ -33,6 +33,11 @@ def plain_call(name, args, kwargs=None):
     return plain(globals()[name](*args, **(kwargs or {})))
 
 
+def every_rank_plan(router_logits, k, capacity):
+    """The student's dispatch_plan for each rank in turn, as plain data (one call from the grader for all ranks)."""
+    return [plain_call("dispatch_plan", [router_logits, k, capacity, rank]) for rank in range(router_logits.shape[0])]
+
+
 def head_lists(heads, rank):
     """(query heads, KV heads) as two lists of ints, from what shard_heads returned."""
     heads = plain(heads)
@@ -97,14 +102,14 @@ def _checked(name, m, hw, tp, pp, *counts):
     return len(_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])  # the KV heads a rank reads; raises for a bad tp
 
 
-def _pass_time(m, hw, tp, pp, tokens, kv_read):
+def _pass_time(m, hw, tp, pp, tokens, kv_read, chunks=1):
     layers, b = m["n_layers"] // pp, m["bytes_per_param"]
     read = m["n_params"] * b / (tp * pp) + kv_read
     stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * tokens / (tp * pp) / hw["flops"])
     size = tokens * m["d_model"] * b
     if tp > 1:
         stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
-    return pp * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+    return (chunks + pp - 1) * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
 
 
 def _decode_step_time(model, hardware, tp, pp, batch, context_len):  # the statement's names: keywords work
@@ -115,10 +120,13 @@ def _decode_step_time(model, hardware, tp, pp, batch, context_len):  # the state
     return _pass_time(m, hw, tp, pp, batch, kv_read)
 
 
-def _prefill_time(model, hardware, tp, pp, prompt_len):
+def _prefill_time(model, hardware, tp, pp, prompt_len, chunk_len=None):
     m, hw = model, hardware
     _checked("prefill_time", m, hw, tp, pp, prompt_len)
-    return _pass_time(m, hw, tp, pp, prompt_len, 0)  # nothing cached yet: no KV cache to read
+    chunk = prompt_len if chunk_len is None else chunk_len
+    if type(chunk) is not int or chunk <= 0 or prompt_len % chunk:
+        raise ValueError(f"prefill_time: chunk_len={chunk_len!r} does not divide prompt_len={prompt_len}")
+    return _pass_time(m, hw, tp, pp, chunk, 0, prompt_len // chunk)  # nothing cached yet: no KV cache to read
 
 
 STATEMENT = {"kv_cache_bytes_per_token": _kv_cache_bytes_per_token, "shard_heads": _shard_heads,

@@ -1,18 +1,29 @@
 # replaces: dispatch_plan
-# differs: GShard's vectorized form: a stable descending sort of the logits (ties keep the lower index), a one-hot of
-#   the choices laid out choice-major, its cumulative sum gives each choice's slot; validation with torch's own checks
-def dispatch_plan(router_logits, k, capacity, experts_per_rank):
-    if not torch.is_tensor(router_logits) or router_logits.ndim != 2:
-        raise ValueError("router_logits: expected a 2-D tensor")
-    tokens, experts = router_logits.shape
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > experts:
-        raise ValueError(f"k={k!r} is not in 1..{experts}")
+# differs: GShard's vectorized form per source rank: a stable descending sort (ties keep the lower index), a one-hot
+#   of the choices laid out choice-major, its cumulative sum gives each choice's slot; rows picked with a mask and
+#   ordered by torch.argsort on expert * tokens * k + slot; validation with torch's own checks
+def dispatch_plan(router_logits, k, capacity, rank):
+    if not torch.is_tensor(router_logits) or router_logits.ndim != 3:
+        raise ValueError("router_logits must be a 3-D tensor")
+    ranks, tokens, n_experts = router_logits.shape
+    if ranks == 0 or n_experts % ranks != 0:
+        raise ValueError("router_logits: number of ranks must divide number of experts")
+    if not isinstance(k, int) or isinstance(k, bool) or not 0 < k <= n_experts:
+        raise ValueError("k must be between 1 and the number of experts")
     if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0:
-        raise ValueError(f"capacity={capacity!r} is negative or not an int")
-    if not isinstance(experts_per_rank, int) or experts_per_rank <= 0 or experts % experts_per_rank != 0:
-        raise ValueError(f"experts_per_rank={experts_per_rank!r} does not divide {experts}")
-    order = torch.sort(router_logits, dim=1, descending=True, stable=True).indices[:, :k]  # [tokens, k]
-    one_hot = F.one_hot(order.T.reshape(-1), experts)                  # choice-major: all first choices first
-    slot = ((one_hot.cumsum(0) - 1) * one_hot).sum(1).reshape(k, tokens).T
-    return [[(int(e) // experts_per_rank, int(e), int(s)) if s < capacity else None
-             for e, s in zip(order[t], slot[t])] for t in range(tokens)]
+        raise ValueError("capacity must be a non-negative integer")
+    if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < ranks:
+        raise ValueError("rank must be one of the ranks")
+    per = n_experts // ranks
+    rows = []
+    for source in range(ranks):
+        expert = router_logits[source].sort(dim=-1, descending=True, stable=True).indices[:, :k]  # [T, k]
+        one_hot = torch.nn.functional.one_hot(expert.T.reshape(-1), n_experts)     # choice 0 of all tokens, then 1
+        slot = ((one_hot.cumsum(0) - 1) * one_hot).sum(-1)                        # [k * T]
+        flat_expert, token = expert.T.reshape(-1), torch.arange(tokens).repeat(k)
+        keep = (slot < capacity) & (flat_expert // per == rank)
+        key = flat_expert * tokens * k + slot
+        for i in torch.argsort(torch.where(keep, key, -1)).tolist():
+            if keep[i]:
+                rows.append((source, int(token[i]), int(flat_expert[i])))
+    return rows

@@ -1,11 +1,12 @@
 # replaces: prefill_time
-# differs: adds the time stage by stage and all-reduce by all-reduce in loops; validates by hand (no call to
-#   shard_heads) and raises a subclass of ValueError
+# differs: simulates the schedule (each stage's finish time for each chunk, from the rule: start when free and when
+#   the chunk has arrived) instead of a closed form; adds the all-reduces one by one in a loop; validates by hand
+#   (no call to shard_heads) and raises a subclass of ValueError
 class PrefillError(ValueError):
     pass
 
 
-def prefill_time(model, hardware, tp, pp, prompt_len):
+def prefill_time(model, hardware, tp, pp, prompt_len, chunk_len=None):
     """Seconds until the first token of one prompt of `prompt_len` tokens on tp x pp devices."""
     for name, value in [*model.items(), *hardware.items(), ("tp", tp), ("pp", pp), ("prompt_len", prompt_len)]:
         if value < 0 or (value == 0 and name != "link_latency"):
@@ -15,15 +16,22 @@ def prefill_time(model, hardware, tp, pp, prompt_len):
         raise PrefillError(f"tp={tp} does not split {heads} query heads and {kv} KV heads")
     if model["n_layers"] % pp:
         raise PrefillError(f"{pp} stages for {model['n_layers']} layers")
-    message = prompt_len * model["d_model"] * model["bytes_per_param"]
-    total = 0.0
+    if chunk_len is None:
+        chunk_len = prompt_len
+    if not isinstance(chunk_len, int) or isinstance(chunk_len, bool) or chunk_len < 1 or prompt_len % chunk_len:
+        raise PrefillError(f"chunk_len {chunk_len} does not cut {prompt_len} tokens evenly")
+    message = chunk_len * model["d_model"] * model["bytes_per_param"]
+    read = model["n_params"] / (tp * pp) * model["bytes_per_param"] / hardware["hbm_bandwidth"]
+    compute = 2 * model["n_params"] / (tp * pp) * chunk_len / hardware["flops"]
+    stage_time = max(read, compute)
+    for _ in range(2 * model["n_layers"] // pp):
+        if tp > 1:
+            stage_time += 2 * (tp - 1) * (message / tp / hardware["link_bandwidth"] + hardware["link_latency"])
+    hop = hardware["link_latency"] + message / hardware["link_bandwidth"]
+    arrive = [0.0] * (prompt_len // chunk_len)   # when each chunk is at the current stage
     for stage in range(pp):
-        read = model["n_params"] / (tp * pp) * model["bytes_per_param"] / hardware["hbm_bandwidth"]
-        compute = 2 * model["n_params"] / (tp * pp) * prompt_len / hardware["flops"]
-        total += max(read, compute)
-        for _ in range(2 * model["n_layers"] // pp):
-            if tp > 1:
-                total += 2 * (tp - 1) * (message / tp / hardware["link_bandwidth"] + hardware["link_latency"])
-        if stage < pp - 1:
-            total += hardware["link_latency"] + message / hardware["link_bandwidth"]
-    return total
+        free = 0.0
+        for i, at in enumerate(arrive):
+            free = max(free, at) + stage_time        # this stage finishes chunk i
+            arrive[i] = free + (hop if stage < pp - 1 else 0.0)
+    return arrive[-1]
