@@ -547,33 +547,34 @@ def llama_activation_memory_rejects_bad_input(student):
 
 # --- Part 6: ring attention's merge and the zig-zag layout (pure functions: called, nothing launched) ---------------
 
-MERGE_TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}  # rtol and atol: a few roundings of o, m, l in each
-MERGE_NAMES = ("o1", "m1", "l1", "o2", "m2", "l2")
+MERGE_TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}  # rtol and atol: a few roundings of o, lse in each
+MERGE_NAMES = ("o1", "lse1", "o2", "lse2")
 
 
 def attention_part(scores, v, keys):
-    """Softmax attention (float64) over the keys where `keys` is True, as (o, m, l): o normalised, m the row max of the
-    scores, l the row sum of exp(scores - m); a row with no key is (0, -inf, 0)."""
+    """Softmax attention (float64) over the keys where `keys` is True, as (o, lse): o normalised, lse the row's
+    log-sum-exp of the scores; a row with no key is (0, -inf)."""
     s = scores.masked_fill(~keys, -math.inf)
-    m = s.amax(-1)
-    p = torch.exp(s - torch.where(m == -math.inf, 0.0, m)[..., None])
-    l = p.sum(-1)
-    return p @ v / torch.where(l > 0, l, 1.0)[..., None], m, l
+    lse = torch.logsumexp(s, -1)
+    p = torch.where(keys, torch.exp(s - lse[..., None]), 0.0)
+    return p @ v, lse
 
 
-def merge_case(label, lead, q, k, d, empty_rows=0.0):
+def merge_case(label, lead, q, k, d, empty_rows=0.0, level=0):
     """Scores [*lead, q, k] and values [*lead, k, d] (float64) and a random split of the k keys into two disjoint
     parts, drawn from this grading run's seed. The second part's scores are shifted far from the first's (up to
-    +-40), so that a merge without the rescaling by exp(m_i - m) is far off; each key is masked out of its row with
-    probability 0.3 (a causal-like mask). With `empty_rows`, that fraction of rows loses every key of part 1, of
-    part 2, or of both."""
+    +-40), so that a merge that does not weigh each part by its share exp(lse_i - lse) is far off, and every score is
+    raised by `level` (in the hundreds: exp(lse) overflows float64, so a merge that adds exp(lse_i) is infinite);
+    each key is masked out of its row with probability 0.3 (a causal-like mask). With `empty_rows`, that fraction of
+    rows loses every key of part 1, of part 2, or of both."""
     draw = generator(f"04 ring merge {label}")
     scores = 3 * torch.randn(*lead, q, k, generator=draw, dtype=torch.float64)
     v = torch.randn(*lead, k, d, generator=draw, dtype=torch.float64)
-    scores, v = scores.float().double(), v.float().double()  # float32 numbers: the float32 cases' m are exact
+    scores, v = scores.float().double(), v.float().double()  # float32 numbers
     in_first = torch.rand(k, generator=draw) < 0.5
     in_first[0], in_first[-1] = True, False  # both parts hold keys
     scores[..., ~in_first] += round(80 * (float(torch.rand(1, generator=draw)) - 0.5))
+    scores += level
     keys = torch.rand(*lead, q, k, generator=draw) > 0.3
     keys[..., 0], keys[..., -1] = True, True  # every row has a key in each part
     if empty_rows:
@@ -585,24 +586,26 @@ def merge_case(label, lead, q, k, d, empty_rows=0.0):
 
 
 def check_merge(student, cases):
-    """For each (label, lead, q, k, d, empty_rows, dtype): merge_partial_attention of the two parts (in `dtype`)
-    against attention over all the keys computed directly (float64, then cast), and its inputs left unchanged."""
-    for label, lead, q, k, d, empty_rows, dtype in cases:
-        scores, v, keys, in_first = merge_case(label, lead, q, k, d, empty_rows)
+    """For each (label, lead, q, k, d, empty_rows, level, dtype): merge_partial_attention of the two parts (in
+    `dtype`) against attention over all the keys computed directly (float64, then cast), and its inputs left
+    unchanged."""
+    for label, lead, q, k, d, empty_rows, level, dtype in cases:
+        scores, v, keys, in_first = merge_case(label, lead, q, k, d, empty_rows, level)
         parts = [t.to(dtype) for t in (*attention_part(scores, v, keys & in_first),
                                        *attention_part(scores, v, keys & ~in_first))]
         shown = (f"merge_partial_attention of two parts of {k} keys ({dtype}, o of shape {tuple(parts[0].shape)}"
-                 f"{', rows with no key in a part or in either' if empty_rows else ''})")
+                 f"{', rows with no key in a part or in either' if empty_rows else ''}"
+                 f"{f', scores raised by {level}' if level else ''})")
         with naming(shown):
             got = student.call("merge_and_inputs", *parts)
         result = got["result"]
-        assert isinstance(result, (list, tuple)) and len(result) == 3, (  # a list is as good as a tuple (course rule)
-            f"{shown}: returned {type(result).__name__}, expected (o, m, l): three tensors, as a tuple or a list")
+        assert isinstance(result, (list, tuple)) and len(result) == 2, (  # a list is as good as a tuple (course rule)
+            f"{shown}: returned {type(result).__name__}, expected (o, lse): two tensors, as a tuple or a list")
         for name, unchanged in zip(MERGE_NAMES, got["unchanged"]):
             assert unchanged, f"{shown}: the input {name} changed (return new tensors; leave the inputs as they are)"
         assert not any(got["aliases"]), f"{shown}: a returned tensor is one of the inputs (return new tensors)"
         tolerance = MERGE_TOLERANCE[dtype]
-        for name, g, want in zip("oml", result, attention_part(scores, v, keys)):
+        for name, g, want in zip(("o", "lse"), result, attention_part(scores, v, keys)):
             if isinstance(g, torch.Tensor) and g.is_floating_point() and g.isnan().any():
                 rows = g.isnan().reshape(-1, *g.shape[len(lead) + 1:]).flatten(1).any(1).nonzero().flatten()[:5]
                 raise AssertionError(f"{shown}: NaN in {name} (rows {rows.tolist()} of the flattened [..., q]; a row "
@@ -613,48 +616,67 @@ def check_merge(student, cases):
 
 @check
 def merge_partial_attention_matches_full(student):
-    """merge_partial_attention equals softmax attention over the union of the two key sets (o, m and l, float32 and
-    float64, parts at very different scales); its inputs stay unchanged."""
-    cases = [("a", (), 7, 10, 3, 0.0, torch.float64), ("b", (2, 3), 16, 24, 8, 0.0, torch.float64),
-             ("c", (4,), 32, 64, 16, 0.0, torch.float32), ("d", (2, 2), 9, 5, 2, 0.0, torch.float32)]
+    """merge_partial_attention equals softmax attention over the union of the two key sets (o and lse, float32 and
+    float64, parts at very different scales, scores in the hundreds); its inputs stay unchanged."""
+    level = 700 + draw_int(generator("04 ring merge level"), 0, 200)
+    cases = [("a", (), 7, 10, 3, 0.0, 0, torch.float64), ("b", (2, 3), 16, 24, 8, 0.0, level, torch.float64),
+             ("c", (4,), 32, 64, 16, 0.0, 0, torch.float32), ("d", (2, 2), 9, 5, 2, 0.0, 0, torch.float32)]
     check_merge(student, cases)
     print(f"{len(cases)} merges (float64 within 1e-12, float32 within 1e-5) equal attention over all the keys")
 
 
 @check
 def merge_partial_attention_empty_parts(student):
-    """Rows with no key in one part take the other part's result; rows with no key at all come back as (0, -inf, 0);
-    no NaN anywhere."""
-    cases = [("e", (3,), 24, 12, 4, 0.5, torch.float64), ("f", (2, 2), 16, 8, 3, 0.6, torch.float32),
-             ("g", (), 12, 6, 2, 1.0, torch.float64)]
+    """Rows with no key in one part take the other part's result; rows with no key at all come back as (0, -inf); no
+    NaN anywhere."""
+    cases = [("e", (3,), 24, 12, 4, 0.5, 0, torch.float64), ("f", (2, 2), 16, 8, 3, 0.6, 0, torch.float32),
+             ("g", (), 12, 6, 2, 1.0, 0, torch.float64)]
     check_merge(student, cases)
     print(f"{len(cases)} merges with rows empty in a part or in both: no NaN, attention over the keys there are")
 
 
+def zigzag_cases():
+    """(world_size, chunks_per_rank) pairs: the lesson's c = 2 and larger even c, N up to 63 (one N drawn)."""
+    drawn = draw_int(generator("04 zigzag"), 5, 63)
+    c = 2 * draw_int(generator("04 zigzag chunks"), 3, 8)
+    return [(1, 2), (2, 2), (4, 2), (drawn, 2), (1, 4), (3, 4), (8, 4), (16, 4), (2, c), (5, c), (drawn, c)]
+
+
 @check
 def zigzag_blocks_balance(student):
-    """zigzag_blocks(N) gives rank r the chunks [r, 2N-1-r]: every chunk once, 2N+1 causal chunk pairs per rank."""
-    sizes = sorted({1, 2, 3, 4, 8, 16, int(torch.randint(5, 64, (1,), generator=generator("04 zigzag")))})
-    for n in sizes:
-        got = student.call("zigzag_blocks", n)
-        want = [[r, 2 * n - 1 - r] for r in range(n)]
-        assert got == want and type(got) is list and all(type(b) is list for b in got) and all(
-            type(c) is int for b in got for c in b), f"zigzag_blocks({n}) returned {got!r}, expected {want!r}"
-    print(f"N in {sizes}: rank r holds [r, 2N-1-r], so every rank computes 2N+1 causal chunk pairs")
+    """zigzag_blocks(N, c): every chunk of the c*N held by one rank, c per rank, and the same number of causal chunk
+    pairs (sum of q + 1 over the rank's chunks q) on every rank; any such layout passes."""
+    cases = zigzag_cases()
+    for n, c in cases:
+        shown = f"zigzag_blocks({n}, {c})" if c != 2 else f"zigzag_blocks({n})"
+        got = student.call("zigzag_blocks", n) if c == 2 else student.call("zigzag_blocks", n, c)
+        assert isinstance(got, (list, tuple)) and all(isinstance(b, (list, tuple)) for b in got) and all(
+            isinstance(i, int) and not isinstance(i, bool) for b in got for i in b), (
+            f"{shown} returned {got!r}: expected a list, per rank, of its chunk indices (ints)")
+        assert len(got) == n, f"{shown} returned {len(got)} ranks' chunks, expected {n}: {got!r}"
+        assert all(len(b) == c for b in got), f"{shown}: each rank must hold {c} chunks, got {got!r}"
+        assert sorted(i for b in got for i in b) == list(range(c * n)), (
+            f"{shown}: every chunk 0..{c * n - 1} must be held by exactly one rank, got {got!r}")
+        pairs = [sum(q + 1 for q in b) for b in got]
+        each = c * n * (c * n + 1) // 2 // n
+        assert pairs == [each] * n, (f"{shown}: causal chunk pairs per rank {pairs}, expected {each} on every rank "
+                                     f"(the total {c * n * (c * n + 1) // 2} over {n} ranks); layout {got!r}")
+    print(f"(N, c) in {cases}: every chunk once, c per rank, the same causal chunk pairs on every rank")
 
 
 @check
 def ring_attention_rejects_bad_input(student):
     """merge_partial_attention raises ValueError naming the argument whose shape does not fit o1's; zigzag_blocks
-    raises ValueError naming world_size for anything but a positive int."""
+    raises ValueError naming world_size for anything but a positive int, chunks_per_rank for anything but a positive
+    even int."""
     o, row = torch.zeros(2, 5, 3), torch.zeros(2, 5)
-    bad = [(3, torch.zeros(2, 5, 4)), (3, torch.zeros(2, 4, 3)), (1, torch.zeros(2, 4)), (2, torch.zeros(5)),
-           (4, torch.zeros(2, 5, 1)), (5, torch.zeros(1, 5)), (0, torch.zeros(3))]
+    bad = [(2, torch.zeros(2, 5, 4)), (2, torch.zeros(2, 4, 3)), (1, torch.zeros(2, 4)), (3, torch.zeros(5)),
+           (2, torch.zeros(2, 5, 1)), (3, torch.zeros(1, 5)), (0, torch.zeros(3))]
     for index, tensor in bad:
-        args = [o, row, row, o, row, row]
+        args = [o, row, o, row]
         args[index] = tensor
         if index == 0:  # o1 of one dimension: then o2 and the rows do not fit either; o1 is the one to name
-            args = [tensor, torch.zeros(()), torch.zeros(()), tensor, torch.zeros(()), torch.zeros(())]
+            args = [tensor, torch.zeros(()), tensor, torch.zeros(())]
         name = MERGE_NAMES[index]
         shown = f"merge_partial_attention with {name} of shape {tuple(tensor.shape)} (o1: {tuple(args[0].shape)})"
         try:
@@ -665,8 +687,13 @@ def ring_attention_rejects_bad_input(student):
             assert name in error.message, f"{shown}: the message {error.message!r} must name {name}"
         else:
             raise AssertionError(f"{shown} returned; expected it to raise ValueError")
-    for world_size in [0, -3, 2.0, True, "4", None]:
-        error = assert_raises(student, ValueError, "zigzag_blocks", world_size)
-        assert "world_size" in error.message, (f"zigzag_blocks({world_size!r}): the message {error.message!r} must "
-                                               f"name world_size")
-    print(f"{len(bad)} bad shapes and 6 bad world sizes raise ValueError, each naming its argument")
+    bad_sizes = [((0,), "world_size"), ((-3,), "world_size"), ((2.0,), "world_size"), ((True,), "world_size"),
+                 (("4",), "world_size"), ((None,), "world_size"), ((3, 3), "chunks_per_rank"),
+                 ((3, 1), "chunks_per_rank"), ((3, 0), "chunks_per_rank"), ((3, -2), "chunks_per_rank"),
+                 ((3, 4.0), "chunks_per_rank"), ((3, None), "chunks_per_rank")]
+    for args, name in bad_sizes:
+        error = assert_raises(student, ValueError, "zigzag_blocks", *args)
+        shown = f"zigzag_blocks({', '.join(map(repr, args))})"
+        assert name in error.message, f"{shown}: the message {error.message!r} must name {name}"
+    print(f"{len(bad)} bad shapes and {len(bad_sizes)} bad world sizes or chunk counts raise ValueError, each naming "
+          f"its argument")

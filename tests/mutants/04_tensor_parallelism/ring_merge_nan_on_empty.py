@@ -1,15 +1,15 @@
 # replaces: merge_partial_attention
-# wrong: the lesson's merge, without the -inf rule: a row with no key in either part gives NaN (-inf - (-inf), 0/0)
+# wrong: no -inf rule: a row with no key in either part gives exp(-inf - (-inf)) = NaN in o
 # must-lose: merge_partial_attention_empty_parts
 # must-keep: merge_partial_attention_matches_full, ring_attention_rejects_bad_input, zigzag_blocks_balance
-def merge_partial_attention(o1, m1, l1, o2, m2, l2):
+def merge_partial_attention(o1, lse1, o2, lse2):
     if o1.dim() < 2:
         raise ValueError(f"o1 must have shape [..., q, d], got {tuple(o1.shape)}")
     if o2.shape != o1.shape:
         raise ValueError(f"o2 must have o1's shape {tuple(o1.shape)}, got {tuple(o2.shape)}")
-    for name, t in [("m1", m1), ("l1", l1), ("m2", m2), ("l2", l2)]:
+    for name, t in [("lse1", lse1), ("lse2", lse2)]:
         if t.shape != o1.shape[:-1]:
             raise ValueError(f"{name} must have shape {tuple(o1.shape[:-1])}, got {tuple(t.shape)}")
-    m = torch.maximum(m1, m2)
-    w1, w2 = l1 * torch.exp(m1 - m), l2 * torch.exp(m2 - m)
-    return (o1 * w1[..., None] + o2 * w2[..., None]) / (w1 + w2)[..., None], m, w1 + w2
+    lse = torch.logaddexp(lse1, lse2)
+    w1, w2 = torch.exp(lse1 - lse), torch.exp(lse2 - lse)
+    return w1[..., None] * o1 + w2[..., None] * o2, lse

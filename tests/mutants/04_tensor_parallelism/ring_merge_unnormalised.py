@@ -1,16 +1,17 @@
 # replaces: merge_partial_attention
-# wrong: o = w1 o1 + w2 o2, not divided by l (the un-normalised numerator)
+# wrong: each part weighted by exp(lse_i - max(lse1, lse2)) and not divided by the two weights' sum: o too large
+#   where both parts hold keys (lse right)
 # must-lose: merge_partial_attention_matches_full
 # must-keep: ring_attention_rejects_bad_input, zigzag_blocks_balance
-def merge_partial_attention(o1, m1, l1, o2, m2, l2):
+def merge_partial_attention(o1, lse1, o2, lse2):
     if o1.dim() < 2:
         raise ValueError(f"o1 must have shape [..., q, d], got {tuple(o1.shape)}")
     if o2.shape != o1.shape:
         raise ValueError(f"o2 must have o1's shape {tuple(o1.shape)}, got {tuple(o2.shape)}")
-    for name, t in [("m1", m1), ("l1", l1), ("m2", m2), ("l2", l2)]:
+    for name, t in [("lse1", lse1), ("lse2", lse2)]:
         if t.shape != o1.shape[:-1]:
             raise ValueError(f"{name} must have shape {tuple(o1.shape[:-1])}, got {tuple(t.shape)}")
-    m = torch.maximum(m1, m2)
+    m = torch.maximum(lse1, lse2)
     m_safe = torch.where(m == -math.inf, torch.zeros_like(m), m)
-    w1, w2 = l1 * torch.exp(m1 - m_safe), l2 * torch.exp(m2 - m_safe)
-    return w1[..., None] * o1 + w2[..., None] * o2, m, w1 + w2
+    w1, w2 = torch.exp(lse1 - m_safe), torch.exp(lse2 - m_safe)
+    return w1[..., None] * o1 + w2[..., None] * o2, torch.logaddexp(lse1, lse2)
