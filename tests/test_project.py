@@ -170,3 +170,18 @@ def test_the_core_that_the_grader_uses_imports_no_torch():
     lazy = subprocess.run([sys.executable, "-c", "import distlab; distlab.launch; import sys; print('torch' in sys.modules)"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert lazy.stdout.strip() == "True", lazy.stderr[-2000:]  # and a name still brings its module in
+
+
+def test_distlab_torchrun_is_the_function_in_a_notebook_kernel_too():
+    """The lazy `distlab/__init__` must not let the submodule `distlab.torchrun` shadow the function of the same name:
+    in a kernel (`ipykernel` imported) the `%%torchrun` magic's import of the module once did, and every lesson's
+    `distlab.torchrun(...)` cell failed with "'module' object is not callable"."""
+    code = ("import sys, types\n"
+            "if sys.argv[1] == 'kernel':\n"
+            "    sys.modules['ipykernel'] = types.ModuleType('ipykernel')\n"
+            "import distlab, distlab.torchrun\n"
+            "from distlab import torchrun\n"
+            "print(callable(distlab.torchrun) and torchrun is distlab.torchrun and 'torch' not in sys.modules)\n")
+    for where in ("kernel", "script"):
+        out = subprocess.run([sys.executable, "-c", code, where], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert out.stdout.strip() == "True", f"{where}: {out.stdout[-1000:]}{out.stderr[-2000:]}"

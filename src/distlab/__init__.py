@@ -17,6 +17,10 @@ if "ipykernel" in _sys.modules:
     # overlap and the notebook's first launch finds the ranks' torch already imported.
     warm_up()
 
+# Eager, and torch-free: the module's name is also its function's, and importing `distlab.torchrun` (here, or anywhere
+# later) binds the module to `distlab.torchrun` unless this import has already bound the function.
+from .torchrun import TorchrunFailed, TorchrunOutput, torchrun, torchrun_command
+
 # name -> the module it lives in (imported on first use)
 _HOMES = {
     "CommCount": "comm", "count_bytes_written": "comm", "count_comm": "comm",
@@ -33,13 +37,11 @@ _HOMES = {
     "OverlapWatch": "overlap", "overlap_summary": "overlap", "plot_overlap": "overlap", "watch_overlap": "overlap",
     "check_prediction": "predict",
     "finish": "shutdown",
-    "TorchrunFailed": "torchrun", "TorchrunOutput": "torchrun", "torchrun": "torchrun",
-    "torchrun_command": "torchrun",
 }
 _MODULES = {"comm", "devices", "errors", "exact", "faults", "figures", "launching", "memory", "models", "overlap",
-            "plot", "predict", "serving", "shutdown", "timeline", "torchrun"}
+            "plot", "predict", "serving", "shutdown", "timeline"}
 
-__all__ = ["warm_up", *_HOMES]
+__all__ = ["warm_up", "torchrun", "torchrun_command", "TorchrunFailed", "TorchrunOutput", *_HOMES]
 __version__ = "0.1.0"
 
 
@@ -60,5 +62,5 @@ def __dir__():
 
 
 if "ipykernel" in _sys.modules:
-    from .torchrun import register_magic as _register_magic  # standard library only
+    from .torchrun import register_magic as _register_magic
     _register_magic()
