@@ -31,6 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 GUIDE_HEADING = "## Instructor's guide: a whole term"
 CHOICES = "export EXCHANGE=/srv/nbgrader/exchange CLASS=$HOME/distributed-ai-class"
 ASSIGNMENT, NOTEBOOK = "07_inference", "inference"
+# The set's points, from its source notebook (the solution scores them all): not a number to update by hand
+MAX_SCORE = sum(notebooks.nbgrader_metadata(cell).get("points", 0)
+                for cell in notebooks.read_notebook(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")["cells"])
 COMMAND_TIMEOUT_S = 600  # a block; grading one student takes ~50 s on a loaded 2-core machine
 HOSTILE_MARKDOWN = 'My notes <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>'
 SAVE_TIMEOUT_S = 60  # formgrader's page saving a score, on a loaded machine
@@ -103,14 +106,14 @@ def test_the_guide_s_term_runs_as_written(tmp_path, request):
     assert (klass / ASSIGNMENT / "submitted" / student_id / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
     expect_ok(run_block(grade, ROOT, env))
     rows = (klass / "grades" / ASSIGNMENT / "grades.csv").read_text().splitlines()
-    assert rows[1].startswith(f"{student_id},graded,34"), rows
+    assert rows[1].startswith(f"{student_id},graded,{MAX_SCORE:g}"), rows
 
     command = [re.sub(r"\$(\w+)", lambda name: env[name[1]], word) for word in shlex.split(lab.strip())]
     with running_lab(command, ROOT, {**env, "DISTLAB_EXCHANGE": str(exchange)}) as served:
         status, assignments = served.request("/formgrader/api/assignments")
         assert status == 200 and [a["name"] for a in assignments] == [ASSIGNMENT]
         submitted = served.request(f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}")[1]
-        assert [s["student"] for s in submitted] == [student_id] and submitted[0]["score"] == 34
+        assert [s["student"] for s in submitted] == [student_id] and submitted[0]["score"] == MAX_SCORE
         submission = submitted[0]["id"]
         status, page = served.request(f"/formgrader/submissions/{submission}/")
         assert status == 200, page[-2000:]
@@ -139,7 +142,7 @@ def test_the_guide_s_term_runs_as_written(tmp_path, request):
             assert served.request(grade_url, "PUT", {"manual_score": 1.5, "extra_credit": 0})[0] == 200
             assert served.request(comment_url, "PUT", {"manual_comment": "see me"})[0] == 200
         submitted = served.request(f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}")[1]
-        assert submitted[0]["score"] == 34 - grade_row["max_score"] + 1.5
+        assert submitted[0]["score"] == MAX_SCORE - grade_row["max_score"] + 1.5
     for complaint in ["No nbgrader_config.py", "Unwritable directory", "does not exist", "not a subdirectory",
                       "Traceback"]:
         assert complaint not in served.log, served.log[-3000:]
