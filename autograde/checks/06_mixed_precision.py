@@ -564,7 +564,7 @@ def call_spike_cost(student, amaxes, spike_step, history_len, algo):
     return call, got
 
 
-@check(last=True)  # hands over the statement's delayed_scale: after every check of the learner's
+@check
 def spike_cost_margin(student):
     """spike_cost's margin: the smallest with which the spike's amax is at most 2^margin times its scale's amax."""
     cases = spike_cases("06 fp8 spike margin")
@@ -581,7 +581,7 @@ def spike_cost_margin(student):
           "the smallest margin that absorbs each")
 
 
-@check(last=True)  # hands over the statement's delayed_scale: after every check of the learner's
+@check
 def spike_cost_steps(student):
     """spike_cost's steps: the later steps whose window holds the spike and whose chosen amax is the spike's."""
     cases = spike_cases("06 fp8 spike steps")
