@@ -3,7 +3,7 @@
     pytest tests/test_statement_standins.py
 
 One mistake, one deduction: where a later part of a set is judged with the statement's versions of earlier functions
-in place of the learner's (`STATEMENT` in `autograde/checks/<set>_ranks.py`), a learner's code calls those stand-ins
+in place of the learner's (`STAND_IN[...] = ...` in `autograde/checks/<set>_statement.py`), a learner's code calls those stand-ins
 exactly as it would call its own functions — by position or by keyword. A stand-in whose parameters are named
 otherwise (`m, hw` for the statement's `model, hardware`) turns a correct keyword call into a TypeError in every cell
 that uses it (issue 47: a correct `best_config` lost 9 points). Read with `ast` only: nothing here runs the checks.
@@ -36,21 +36,20 @@ def _signature(args: ast.arguments) -> list[tuple[str, str, str | None]]:
 
 
 def _standins(module: Path) -> dict[str, list]:
-    """The STATEMENT dict's stand-ins: each name's signature (a function named in the dict, or a lambda)."""
+    """The stand-ins a statement file defines (`STAND_IN["name"] = a function or a lambda`): each name's signature."""
     tree = ast.parse(module.read_text())
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    statement = next((node.value for node in tree.body if isinstance(node, ast.Assign)
-                      and any(isinstance(t, ast.Name) and t.id == "STATEMENT" for t in node.targets)), None)
-    if statement is None:
-        return {}
-    assert isinstance(statement, ast.Dict), f"{module.name}: STATEMENT is not a dict literal"
     found = {}
-    for key, value in zip(statement.keys, statement.values):
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if not (isinstance(target, ast.Subscript) and ast.unparse(target.value) == "STAND_IN"):
+            continue
+        name, value = target.slice.value, node.value
         if isinstance(value, ast.Lambda):
-            found[key.value] = _signature(value.args)
+            found[name] = _signature(value.args)
         else:
-            assert isinstance(value, ast.Name) and value.id in functions, f"{module.name}: {key.value}'s stand-in"
-            found[key.value] = _signature(functions[value.id].args)
+            assert isinstance(value, ast.Name) and value.id in functions, f"{module.name}: {name}'s stand-in"
+            found[name] = _signature(functions[value.id].args)
     return found
 
 
@@ -71,18 +70,68 @@ def _statement_signatures(assignment: str) -> dict[str, list]:
     return found
 
 
-WITH_STANDINS = sorted(p.name.removesuffix("_ranks.py") for p in CHECKS.glob("*_ranks.py") if _standins(p))
+WITH_STANDINS = sorted(p.name.removesuffix("_statement.py") for p in CHECKS.glob("*_statement.py") if _standins(p))
 
 
 def test_some_sets_have_standins():
-    assert {"04_tensor_parallelism", "07_inference"} <= set(WITH_STANDINS)
+    assert {"04_tensor_parallelism", "06_mixed_precision", "07_inference"} <= set(WITH_STANDINS)
 
 
 @pytest.mark.parametrize("assignment", WITH_STANDINS)
 def test_standins_have_the_statements_signatures(assignment):
     statement = _statement_signatures(assignment)
-    for name, signature in _standins(CHECKS / f"{assignment}_ranks.py").items():
+    for name, signature in _standins(CHECKS / f"{assignment}_statement.py").items():
         assert name in statement, f"{assignment}: the stand-in {name} has no function of that name in the statement"
         assert signature == statement[name], (
             f"{assignment}: the stand-in for {name} takes {signature}, the statement's {statement[name]}: a learner "
             "who calls it by keyword would fail where the stand-in replaces their function")
+
+
+@pytest.mark.parametrize("assignment", WITH_STANDINS)
+def test_no_standin_is_in_the_sandbox_before_a_check_sends_it(assignment):
+    """A stand-in computes an earlier part's right answer: were it in the sandbox's namespace (the rank-side file runs
+    there, beside the notebook), a notebook could return its result (`try: return _prefill_time(...)`) or keep it from
+    a call that handed it over. So the rank-side file defines none of them, a call gets only the sections it needs,
+    and the checks that hand stand-ins over run after the checks of the functions they stand in for."""
+    statement = ast.parse((CHECKS / f"{assignment}_statement.py").read_text())
+    defined = {node.name for node in ast.walk(statement) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    ranks = ast.parse((CHECKS / f"{assignment}_ranks.py").read_text())
+    in_ranks = {node.name for node in ast.walk(ranks) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    assert not defined & in_ranks, f"{assignment}_ranks.py defines stand-ins: {sorted(defined & in_ranks)}"
+    assert "STAND_IN" not in (CHECKS / f"{assignment}_ranks.py").read_text()
+
+
+def test_a_call_gets_only_the_standins_it_needs():
+    from autograde.checks._common import statement_source
+    for names, sent, withheld in [(["shard_heads"], ["_shard_heads"], ["_decode_step_time", "_pass_time", "_prefill_time"]),
+                                  (["kv_cache_bytes_per_token", "shard_heads"], ["_kv_cache_bytes_per_token"],
+                                   ["_decode_step_time", "_pass_time", "_prefill_time"]),
+                                  (["prefill_time"], ["_prefill_time", "_pass_time", "_shard_heads"],
+                                   ["_decode_step_time"])]:
+        source = statement_source("07_inference", names)
+        assert all(f"def {n}(" in source for n in sent) and not any(f"def {n}(" in source for n in withheld), names
+        namespace = {}
+        exec(compile(source, "<statement>", "exec"), namespace)
+        assert set(names) - {"cost_model"} <= set(namespace["STAND_IN"])
+
+
+def test_checks_that_hand_standins_over_run_after_the_checks_they_stand_in_for():
+    """The order the grader runs a set's checks in (`checks_of`): a check that hands the learner's code the statement's
+    version of a function runs after every check that judges the learner's version of it."""
+    from autograde.checks._common import checks_of
+    before_after = {"04_tensor_parallelism": (["copy_to_tp_region_forward_backward",
+                                               "reduce_from_tp_region_forward_backward", "tp_mlp_matches_single_process"],
+                                              ["column_parallel_matches_linear", "row_parallel_splits_full_input"]),
+                    # 06: delayed_scale's formula cells run before spike_cost's; its bad-input cell, which also
+                    # judges spike_cost's, after them (a spike_cost that loops on a bad input is then not run again:
+                    # run first, that cell would cost spike_cost's two value cells too). What is left open: a
+                    # spike_cost that keeps the delayed_scale it was handed could answer that cell's delayed_scale
+                    # cases with it (at most its 1 point, and only with spike_cost's own cases right).
+                    "06_mixed_precision": (["delayed_scale_formula", "delayed_scale_keeps_previous_scale"],
+                                           ["spike_cost_margin", "spike_cost_steps"]),
+                    "07_inference": (["decode_step_time_rejects_bad_input", "prefill_time_compute_bound",
+                                      "prefill_time_chunks_in_a_pipeline", "prefill_time_rejects_bad_input"],
+                                     ["best_config_is_the_best", "best_config_keeps_first_token_promise"])}
+    for assignment, (judged, handing_over) in before_after.items():
+        order = list(checks_of(assignment))
+        assert max(order.index(c) for c in judged) < min(order.index(c) for c in handing_over), (assignment, order)

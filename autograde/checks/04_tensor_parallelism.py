@@ -13,10 +13,12 @@ import torch
 import torch.nn.functional as F
 
 from autograde.checks._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
-                                      generator)
+                                      generator, statement_source)
 
 ranks = importlib.import_module("autograde.checks.04_tensor_parallelism_ranks")  # rank_linear_from, for references
 LAUNCH = {"timeout": 30, "collective_timeout": 10}
+# The statement's f and g, sent with each launch of the layers' checks (statement_source: never in the sandbox before)
+F_AND_G = statement_source("04_tensor_parallelism", ["f_and_g"])
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}  # fp32: the ranks sum partial products in another order than one process
 
 
@@ -162,7 +164,7 @@ def linear_launch(kind, flag, world_size, tp, reference):
     x_blocks, upstream_blocks = kind == "row" and flag, kind == "column" and not flag
     per_rank = [(block(x, tp, r) if x_blocks else x, block(upstream, tp, r) if upstream_blocks else upstream)
                 for r in range(world_size)]
-    return (kind, tp, flag, weight, bias), per_rank
+    return (kind, tp, flag, weight, bias, F_AND_G), per_rank
 
 
 def verify_linear(kind, flag, world_size, case, reference, results):
@@ -200,7 +202,7 @@ def check_linear(student, kind, flag, world_size, cases):
         verify_linear(kind, flag, world_size, case, reference, got)
 
 
-@check
+@check(last=True)  # hands over the statement's f and g: after every check of the learner's
 def column_parallel_matches_linear(student):
     """ColumnParallelLinear (block output): each rank's output, x.grad (full) and parameter grads (its block) are
     right."""
@@ -208,7 +210,7 @@ def column_parallel_matches_linear(student):
     check_linear(student, "column", False, 4, [(4, 5, 12, True, 11, (2, 3)), (2, 6, 4, False, 12, (4,))])
 
 
-@check
+@check(last=True)  # hands over the statement's f and g: after every check of the learner's
 def column_parallel_gather_output_backward(student):
     """ColumnParallelLinear(gather_output=True): the full output on every rank; its backward keeps this rank's
     block."""
@@ -216,7 +218,7 @@ def column_parallel_gather_output_backward(student):
     check_linear(student, "column", True, 4, [(4, 3, 8, True, 13, (2, 5)), (2, 7, 6, False, 14, (4,))])
 
 
-@check
+@check(last=True)  # hands over the statement's f and g: after every check of the learner's
 def row_parallel_matches_linear(student):
     """RowParallelLinear on this rank's block of the input: the full output with the bias once, and every gradient
     right."""
@@ -224,7 +226,7 @@ def row_parallel_matches_linear(student):
     check_linear(student, "row", True, 4, [(4, 12, 5, True, 15, (2, 3)), (2, 6, 3, False, 16, (4,))])
 
 
-@check
+@check(last=True)  # hands over the statement's f and g: after every check of the learner's
 def row_parallel_splits_full_input(student):
     """RowParallelLinear(input_is_parallel=False) splits the full input itself; x.grad is the full gradient
     everywhere."""

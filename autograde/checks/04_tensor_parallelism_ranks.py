@@ -88,63 +88,28 @@ def rank_layer_grads(layer):
             "bias_grad": None if bias is None else rank_detached(bias.grad), "has_bias": bias is not None}
 
 
-class _StatementF(torch.autograd.Function):
-    """f as Part 1 states it: the identity forward, an all-reduce (sum over the group) of the gradient backward."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        ctx.group = group
-        return x.view_as(x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        grad = grad.contiguous().clone()
-        dist.all_reduce(grad, group=ctx.group)
-        return grad, None
-
-
-class _StatementG(torch.autograd.Function):
-    """g as Part 1 states it: an all-reduce (sum over the group) forward, the identity for the gradient backward."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        out = x.contiguous().clone()
-        dist.all_reduce(out, group=group)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
-
-
-STATEMENT = {"copy_to_tp_region": lambda x, group=None: _StatementF.apply(x, group),
-             "reduce_from_tp_region": lambda x, group=None: _StatementG.apply(x, group)}
-
-
-def rank_with_statement_f_g(run):
-    """run() with the learner's f and g replaced, for the call, by the statement's: one mistake, one deduction (a
-    wrong f costs f's cell, not the column layer's too). Layers that do not call f and g by name are unaffected."""
-    namespace = globals()
-    saved = {name: namespace[name] for name in STATEMENT if name in namespace}
-    namespace.update(STATEMENT)
+def rank_with_statement_f_g(run, statement):
+    """run() with the learner's f and g replaced, for the call, by the statement's (the source `statement`:
+    `_common.statement_source`, run in a private namespace): one mistake, one deduction (a wrong f costs f's cell, not
+    the column layer's too). Layers that do not call f and g by name are unaffected."""
+    private = {}
     try:
-        return run()
+        exec(compile(statement, "<the statement's versions>", "exec"), private)
+        return private["with_stand_ins"](globals(), ["copy_to_tp_region", "reduce_from_tp_region"], run)
     finally:
-        for name in STATEMENT:
-            namespace.pop(name, None)
-        namespace.update(saved)
+        private.clear()  # nothing of them outlives the call (a function and its globals are a cycle the GC keeps)
 
 
-def rank_linear(kind, tp, flag, weight, bias, x, upstream):
+def rank_linear(kind, tp, flag, weight, bias, statement, x, upstream):
     """The student's layer from the full `weight`/`bias`, fed `x` (full, or this rank's block) and back-propagated
     with `upstream` (full, or this rank's block), with the statement's f and g; its output, x.grad and parameter
-    gradients."""
+    gradients (`statement`: the statement's f and g, rank_with_statement_f_g)."""
     def run():
         layer = rank_parallel_layer(kind, rank_linear_from(weight, bias), rank_tp_group(tp), flag)
         xx = x.clone().requires_grad_()
         y, moved = rank_forward_backward(lambda: layer(xx), upstream)
         return {"y": rank_detached(y), "x_grad": rank_detached(xx.grad), **rank_layer_grads(layer), "moved": moved}
-    return rank_with_statement_f_g(run)
+    return rank_with_statement_f_g(run, statement)
 
 
 def rank_rejects(kind, tp, in_features, out_features):

@@ -19,7 +19,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from autograde.checks._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
-                                      generator)
+                                      generator, statement_source)
 
 TINY = dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64)  # the lesson's model
 
@@ -554,7 +554,8 @@ def call_spike_cost(student, amaxes, spike_step, history_len, algo):
     on it): a delayed_scale mistake costs delayed_scale's cells only (issue 47.11). Checked to be 2 ints."""
     call = spike_call(amaxes, spike_step, history_len, algo)
     try:
-        got = student.call("spike_cost_alone", amaxes, spike_step, history_len, algo)
+        got = student.call("spike_cost_alone", amaxes, spike_step, history_len, algo,
+                           statement_source("06_mixed_precision", ["delayed_scale"]))
     except StudentError:
         print(f"{call} raised (its traceback below)")
         raise

@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from autograde.checks._common import StudentError, check, draw_int, generator
+from autograde.checks._common import StudentError, check, draw_int, generator, statement_source
 from distlab.models import ModelConfig, TinyTransformer, random_batch
 
 RANKS_IMPORT_DYNAMO = False  # no rank builds an optimizer or counts: the sandbox starts 0.6 s sooner (_common.py)
@@ -142,9 +142,15 @@ EARLIER = {"decode_step_time": ["kv_cache_bytes_per_token", "shard_heads"],
            "best_config": ["kv_cache_bytes_per_token", "shard_heads", "decode_step_time", "prefill_time"]}
 
 
+def statement(name: str) -> str:
+    """The statement's versions of what `name` calls of the earlier parts, sent with the call (never kept in the
+    sandbox: a notebook cannot answer an earlier part with them)."""
+    return statement_source("07_inference", EARLIER[name])
+
+
 def call(student, name, *args, **kwargs):
     if name in EARLIER:
-        return student.call("isolated_call", name, list(args), kwargs, EARLIER[name])
+        return student.call("isolated_call", name, list(args), kwargs, EARLIER[name], statement(name))
     return student.call("plain_call", name, list(args), kwargs)
 
 
@@ -388,7 +394,7 @@ BEST_CASES = [  # (model, device, devices, promise in ms, context, max_batch)
 ]
 
 
-@check
+@check(last=True)  # hands over the statement's decode_step_time and prefill_time: after their checks
 def best_config_is_the_best(student):
     """best_config gives the configuration with the most throughput under the promise: Llama-3-70B on 8 H100s, a 2048-
     token context, 20 ms and 50 ms per token (the lesson's section 6), and cases where the best tp or pp is not a
@@ -402,7 +408,7 @@ def best_config_is_the_best(student):
 
 
 
-@check
+@check(last=True)  # hands over the statement's decode_step_time and prefill_time: after their checks
 def best_config_slo_memory_ties(student):
     """best_config returns None when no configuration keeps the promise, and keeps batch within max_batch and memory."""
     for m, hw, devices, slo, context in [(LLAMA3_70B, H100, 8, 5, 2048), (LLAMA3_405B, H100, 8, 1000, 1024),
@@ -434,7 +440,7 @@ def assert_on_the_promise(student, m, hw, devices, context):
     promise = base["latency_ms"]
     config = (base["tp"], base["pp"], base["batch"])
     own = student.call("isolated_call", "decode_step_time", [m, hw, *config[:2], config[2], context], {},
-                       EARLIER["decode_step_time"])
+                       EARLIER["decode_step_time"], statement("decode_step_time"))
     if not (isinstance(own, (int, float)) and 1000 * own <= promise):
         print(f"on the promise: decode_step_time gives {own!r} s for TP{config[0]} PP{config[1]} batch "
               f"{config[2]}, not within {promise!r} ms: case skipped")
@@ -443,7 +449,7 @@ def assert_on_the_promise(student, m, hw, devices, context):
     print(f"a promise of exactly {promise!r} ms, the step time of TP{config[0]} PP{config[1]} batch {config[2]}: kept")
 
 
-@check
+@check(last=True)  # hands over the statement's decode_step_time and prefill_time: after their checks
 def best_config_rejects_bad_input(student):
     """best_config raises ValueError for a non-positive number of devices, latency promise, context or max_batch."""
     good = (LLAMA3_70B, H100, 8, 20, 2048)
@@ -558,7 +564,8 @@ def assert_on_the_first_token_promise(student, m, hw, devices, slo, context, ttf
     skipped."""
     base, _ = reference_best(m, hw, devices, slo, context, ttft_slo_ms=ttft, prompt_len=prompt)
     config = (base["tp"], base["pp"])
-    own = student.call("isolated_call", "prefill_time", [m, hw, *config, prompt], {}, EARLIER["prefill_time"])
+    own = student.call("isolated_call", "prefill_time", [m, hw, *config, prompt], {}, EARLIER["prefill_time"],
+                       statement("prefill_time"))
     promise = 1000 * reference_prefill_time(m, hw, *config, prompt)
     if not (isinstance(own, (int, float)) and 1000 * own <= promise):
         print(f"on the first-token promise: prefill_time gives {own!r} s for TP{config[0]} PP{config[1]}, not within "
@@ -568,7 +575,7 @@ def assert_on_the_first_token_promise(student, m, hw, devices, slo, context, ttf
     print(f"a first-token promise of exactly {promise!r} ms, the prefill of TP{best['tp']} PP{best['pp']}: kept")
 
 
-@check
+@check(last=True)  # hands over the statement's decode_step_time and prefill_time: after their checks
 def best_config_keeps_first_token_promise(student):
     """best_config with a first-token promise as well: tighter promises, slower messages, larger models; ValueError
     for one of ttft_slo_ms and prompt_len without the other, or one not positive."""

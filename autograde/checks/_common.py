@@ -51,16 +51,76 @@ def spread_over_groups(groups, per_group):
     return [placed[rank] for rank in range(len(placed))]
 
 
-def check(fn):
-    """Mark `fn` as the trusted check of the test cell whose grade_id is its name."""
-    fn.is_check = True
-    return fn
+def check(fn=None, *, last=False):
+    """Mark `fn` as the trusted check of the test cell whose grade_id is its name. `@check(last=True)`: it runs after
+    the set's other checks, for one that hands the learner's function the statement's versions of earlier ones
+    (`statement_source`): every check of those earlier functions has then run, so the learner's code cannot keep a
+    stand-in it was handed and answer with it in a later check."""
+    def mark(fn):
+        fn.is_check, fn.runs_last = True, last
+        return fn
+    return mark if fn is None else mark(fn)
 
 
 def checks_of(assignment: str) -> dict:
-    """{grade_id: check function} of autograde/checks/<assignment>.py, in the order they are defined."""
+    """{grade_id: check function} of autograde/checks/<assignment>.py, in the order they run: as defined, those
+    marked `@check(last=True)` after the others."""
     module = importlib.import_module(f"autograde.checks.{assignment}")
-    return {name: fn for name, fn in vars(module).items() if getattr(fn, "is_check", False)}
+    marked = [(name, fn) for name, fn in vars(module).items() if getattr(fn, "is_check", False)]
+    return dict(sorted(marked, key=lambda item: item[1].runs_last))  # stable: the order as defined, within each
+
+
+# Sent with every statement_source: the stand-ins' table, and the swap that puts them in the notebook's namespace for
+# one call (the rank-side procedure execs this in a private dict and calls with_stand_ins).
+STAND_IN_PREAMBLE = """
+STAND_IN = {}
+
+
+def with_stand_ins(namespace, names, run):
+    saved = {name: namespace[name] for name in names if name in namespace}
+    namespace.update({name: STAND_IN[name] for name in names})
+    try:
+        return run()
+    finally:
+        for name in names:
+            namespace.pop(name, None)
+        namespace.update(saved)
+"""
+
+
+def statement_sections(assignment: str) -> dict[str, str]:
+    """{name: source} of autograde/checks/<assignment>_statement.py, whose sections start with `# === <name>`
+    (what comes before the first is the file's description, never sent); a section's `# needs: a, b` line names the
+    sections it uses."""
+    text = (CHECKS_DIR / f"{assignment}_statement.py").read_text()
+    sections, name = {}, None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("# === "):
+            name = line[len("# === "):].strip()
+            sections[name] = ""
+        elif name is not None:
+            sections[name] += line
+    return sections
+
+
+def statement_source(assignment: str, names) -> str:
+    """The statement's versions of the earlier functions `names`, as source for one call in the sandbox (one mistake,
+    one deduction: a later part is judged with them in the place of the learner's). Only these sections, and those
+    they need, are sent, with that call: a stand-in is never in the sandbox before, nor after, so a notebook cannot
+    answer an earlier part's check with the statement's version of it."""
+    sections, chosen = statement_sections(assignment), []
+
+    def add(name):
+        if name in chosen:
+            return
+        needs = next((line for line in sections[name].splitlines() if line.startswith("# needs:")), "# needs:")
+        for other in filter(None, (n.strip() for n in needs[len("# needs:"):].split(","))):
+            add(other)
+        chosen.append(name)
+
+    for name in names:
+        add(name)
+    return STAND_IN_PREAMBLE + "".join(sections[name] for name in chosen)
 
 
 def ranks_import_dynamo(assignment: str) -> bool:
