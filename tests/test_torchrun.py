@@ -95,3 +95,18 @@ def test_torchrun_leaves_no_log_folder_behind(script, tmp_path):
     temporary.mkdir()
     distlab.torchrun(script, nproc_per_node=2, timeout=120, env={"TMPDIR": str(temporary)}, echo=False)
     assert list(temporary.iterdir()) == []
+
+
+def test_the_first_traceback_skips_lines_interleaved_from_other_streams():
+    """A rank's stdout and stderr reach torchrun by separate pipes: a line the rank printed before raising can land
+    inside its traceback (seen once in CI, where the message then lost the exception's line)."""
+    from distlab.torchrun import _first_traceback
+    lines = ["[default1]:[rank1]: Traceback (most recent call last):\n",
+             "[default1]:rank 1: sum 3\n",
+             "[default0]:rank 0: sum 3\n",
+             '[default1]:[rank1]:   File "job.py", line 9, in <module>\n',
+             '[default1]:[rank1]:     raise ValueError("rank 1 gives up")\n',
+             "[default1]:[rank1]: ValueError: rank 1 gives up\n",
+             "[default1]:[rank1]: later text\n"]
+    assert _first_traceback(lines) == [lines[0], *lines[3:6]]
+    assert _first_traceback(["no traceback\n"]) == ["(none)\n"]

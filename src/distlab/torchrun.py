@@ -102,17 +102,22 @@ def _run(command: list[str], script: str, timeout: float, env: dict | None, thre
 def _first_traceback(lines: list[str]) -> list[str]:
     """The first Python traceback in the output (the failing rank's, usually), up to its exception line.
 
-    torchrun prefixes what a rank prints on stderr with "[rank1]: ", so the traceback is matched behind its prefix.
+    torchrun prefixes what a rank prints on stderr with "[rank1]: ", so the traceback is matched behind its prefix;
+    lines of other streams (the rank's stdout, other ranks) that torchrun interleaves with it are left out.
     """
     marker = "Traceback (most recent call last)"
     start = next((i for i, line in enumerate(lines) if marker in line), None)
     if start is None:
         return ["(none)\n"]
     prefix = lines[start][:lines[start].index(marker)]
-    end = start + 1
-    while end < len(lines) - 1 and lines[end].startswith(prefix) and lines[end][len(prefix):][:1] in (" ", "\t"):
-        end += 1
-    return lines[start:end + 1]
+    found = [lines[start]]
+    for line in lines[start + 1:start + 400]:
+        if not line.startswith(prefix):
+            continue  # another stream's line, printed while the traceback was being written
+        found.append(line)
+        if line[len(prefix):][:1] not in (" ", "\t"):
+            break  # the exception's own line ends the traceback
+    return found
 
 
 def _pump(stream, lines: list[str]) -> None:
