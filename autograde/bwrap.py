@@ -25,6 +25,8 @@ from pathlib import Path
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
 SANDBOX_WORKER = "/tmp/grader/worker.py"
+PROTOCOL = WORKER.parent / "protocol.py"  # the worker imports it as the file next to it
+SANDBOX_PROTOCOL = "/tmp/grader/protocol.py"
 TMPFS_BYTES = 2 * 2**30  # the sandbox's /tmp and /dev/shm (in memory): a notebook cannot fill the grader's memory
 LIMITS = {"RLIMIT_NPROC": 4096,  # processes of the sandbox's user (a fork bomb stops there)
           "RLIMIT_DATA": 8 * 2**30,  # heap and private memory per process
@@ -59,7 +61,7 @@ def sandbox_problem() -> str | None:
     probe = subprocess.run(["bwrap", *_isolation(), "--ro-bind", "/", "/", "--", "true"],
                            capture_output=True, text=True, timeout=30, preexec_fn=_drop_root)
     if os.geteuid() == 0:
-        unreachable = [p for p in [*_read_only_paths(), str(WORKER)] if os.path.exists(p) and not _nobody_reaches(p)]
+        unreachable = [p for p in [*_read_only_paths(), str(WORKER), str(PROTOCOL)] if os.path.exists(p) and not _nobody_reaches(p)]
         if unreachable:
             blocked = _first_closed_folder(unreachable[0])
             return (f"grading as root runs each sandbox as the user nobody, who cannot reach {unreachable[0]} (the "
@@ -105,7 +107,7 @@ def bwrap_command(python_path: str) -> list[str]:
                "--tmpfs", "/dev/shm", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for path in _read_only_paths():
         command += ["--ro-bind-try", path, path]
-    command += ["--ro-bind", str(WORKER), SANDBOX_WORKER]
+    command += ["--ro-bind", str(WORKER), SANDBOX_WORKER, "--ro-bind", str(PROTOCOL), SANDBOX_PROTOCOL]
     command += ["--dir", "/tmp/home", "--chdir", "/tmp/home", "--clearenv"]
     for name, value in sandbox_env(python_path).items():
         command += ["--setenv", name, value]

@@ -34,10 +34,11 @@ from pathlib import Path
 
 from distlab.launching.deadline import Deadline
 
+from autograde.limits import DEFAULT
+
 ROOT = Path("/sys/fs/cgroup")
-# An honest student of any set peaks at 325-400 MiB and 18-42 tasks (autograde/try_checks.py, 4 ranks): ~10x that.
-MEMORY_BYTES = 4 * 2**30  # everything of one student's sandbox at once (tmpfs files in its /tmp included)
-TASKS = 512  # processes and threads of one student
+# everything of one student's sandbox at once (tmpfs files in its /tmp included), and its processes and threads
+MEMORY_BYTES, TASKS = DEFAULT.memory_bytes, DEFAULT.tasks
 CPU_WEIGHT, CPU_SHARES = 100, 1024  # the same for every student (v2, v1); the kernel's defaults
 CPU_PERIOD_US = 100_000
 _counter = itertools.count()

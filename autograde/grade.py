@@ -70,7 +70,8 @@ from distlab.launching.deadline import Deadline
 from distlab.launching.process_tree import kill_tree
 
 from autograde import notebooks
-from autograde.cgroup import MEMORY_BYTES, TASKS, StudentGroup
+from autograde.cgroup import StudentGroup
+from autograde.limits import DEFAULT, SandboxLimits
 from autograde.gradebook import gather, instructor_marks, reread
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes
 from autograde.normalise import Refused, normalise_submission
@@ -97,9 +98,7 @@ def main(argv=None) -> int:
     if problem:
         parser.error(f"refusing to grade without a sandbox: {problem}. (--unsafe-no-sandbox grades anyway, without "
                      f"protection: only for code you trust)")
-    limits = {"sandbox": not args.unsafe_no_sandbox, "budget_s": args.budget, "cell_timeout_s": args.cell_timeout,
-              "call_timeout_s": args.call_timeout, "max_restarts": args.max_restarts,
-              "memory_bytes": int(args.memory_gib * 2**30), "tasks": args.tasks, "cpus": args.cpus}
+    limits = SandboxLimits.from_args(args).as_dict()
     try:
         report = grade(args.assignment, args.submissions, args.out, work, args.jobs, args.timeout, limits,
                        args.shard, only=args.only, due=args.due, late_penalty=args.late_penalty)
@@ -129,26 +128,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=1, help="grade this many students side by side (default 1)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds after which a whole `nbgrader autograde` call is stopped (default: none)")
-    parser.add_argument("--budget", type=float, default=300.0,
-                        help="seconds one student's notebook may take in all, in its sandbox (default 300)")
-    parser.add_argument("--cell-timeout", type=float, default=60.0,
-                        help="seconds one cell of a student's notebook may run when it is run at the sandbox's start "
-                             "(default 60; a loop inside a function meets --call-timeout instead)")
-    parser.add_argument("--call-timeout", type=float, default=60.0,
-                        help="seconds one call of a check into the student's code may take (default 60); a function "
-                             "that runs past it, or that a launch's ranks were in past the launch's deadline, is not "
-                             "run again: later checks that call it fail at once, the others still run")
-    parser.add_argument("--max-restarts", type=int, default=2,
-                        help="fresh sandboxes one check may start after the student's code stopped one (default 2); "
-                             "each later check starts fresh again, within --budget")
-    parser.add_argument("--memory-gib", type=float, default=4.0,
-                        help="GiB of memory one student's sandbox may use, all its processes together (default 4), "
-                             "where the system lets the grader make a control group (grades.json says if it did)")
-    parser.add_argument("--tasks", type=int, default=512,
-                        help="processes and threads one student's sandbox may run at once (default 512; same)")
-    parser.add_argument("--cpus", type=float, default=0.0,
-                        help="cores one student's sandbox may use at most, e.g. cores / --jobs (default 0: no cap); "
-                             "every student gets an equal CPU weight where the control group has a CPU controller")
+    SandboxLimits.add_arguments(parser)  # --budget, --cell-timeout, ... --unsafe-no-sandbox
     parser.add_argument("--shard", type=parse_shard, default=(0, 1), metavar="K/N",
                         help="grade only part K of N (K from 0 to N-1; students in sorted order, every N-th); "
                              "combine the parts' --out folders with autograde/merge.py")
@@ -161,9 +141,6 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--late-penalty", type=float, default=0.0, metavar="FRACTION",
                         help="with --due: points taken per day late, started days, as a fraction of max_score "
                              "(default 0: late is flagged, the score kept); never below 0")
-    parser.add_argument("--unsafe-no-sandbox", action="store_true",
-                        help="run students' code without bubblewrap (UNSAFE: a student can read the solutions and "
-                             "change grades); the CSV records it")
     return parser
 
 
@@ -176,9 +153,10 @@ def checked_work(parser: argparse.ArgumentParser, args) -> Path:
         parser.error(f"no folder {args.submissions}")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    if min(args.budget, args.cell_timeout, args.call_timeout) <= 0 or args.max_restarts < 0 or args.cpus < 0:
-        parser.error("--budget, --cell-timeout and --call-timeout must be positive, --max-restarts and --cpus at "
-                     "least 0")
+    try:
+        SandboxLimits.from_args(args)
+    except ValueError as exc:
+        parser.error(str(exc))
     work = (args.work or notebooks.DEFAULT_WORK / args.assignment).resolve()
     try:
         notebooks.check_nbgrader_path(work)
@@ -415,8 +393,7 @@ class Group:
 
 def with_defaults(limits: dict | None) -> dict:
     """The limits of one student's sandbox, the defaults filled in, and which control group grading here gets."""
-    limits = {"sandbox": True, "budget_s": 300.0, "cell_timeout_s": 60.0, "call_timeout_s": 60.0, "max_restarts": 2,
-              "memory_bytes": MEMORY_BYTES, "tasks": TASKS, "cpus": 0.0, **(limits or {})}
+    limits = {**DEFAULT.as_dict(), **(limits or {})}
     limits["control_group"] = (StudentGroup.available(limits["memory_bytes"], limits["tasks"], limits["cpus"] or None)
                                if limits["sandbox"] else "none: no sandbox")
     return limits
@@ -502,14 +479,7 @@ def autograde_groups(assignment: str, students: dict, groups: list[Group], work:
                      log) -> dict:
     """`nbgrader autograde` in every group at once, with the sandbox's limits; {group folder: its log text}."""
     started = time.time()
-    sandboxed = [f"--SandboxedExecute.sandbox={limits['sandbox']}",
-                 f"--SandboxedExecute.budget_s={limits['budget_s']}",
-                 f"--SandboxedExecute.cell_timeout_s={limits['cell_timeout_s']}",
-                 f"--SandboxedExecute.memory_bytes={limits['memory_bytes']}",
-                 f"--SandboxedExecute.tasks={limits['tasks']}",
-                 f"--SandboxedExecute.call_timeout_s={limits['call_timeout_s']}",
-                 f"--SandboxedExecute.max_restarts={limits['max_restarts']}",
-                 f"--SandboxedExecute.cpus={limits['cpus']}"]
+    sandboxed = SandboxLimits(**{k: v for k, v in limits.items() if k != "control_group"}).nbgrader_options()
     progress = Progress(sum(len(students[s]["files"]) for g in groups for s in g.students), log)
     logs = run_groups(["autograde", assignment, "--force", *sandboxed], groups, work, timeout, progress=progress)
     # nbgrader gives up on a group at some errors: whoever it left ungraded is graded again, each student alone

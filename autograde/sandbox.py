@@ -28,7 +28,6 @@ import importlib.util
 import io
 import os
 import select
-import struct
 import subprocess
 import sys
 import threading
@@ -43,21 +42,10 @@ from distlab.launching.process_tree import kill_tree
 from autograde.bwrap import (SANDBOX_WORKER, WORKER, bwrap_command, sandbox_env,  # noqa: F401 - re-exported
                              apply_limits, sandbox_problem, set_limits)
 from autograde.cgroup import StudentGroup
-from autograde.worker import from_plain, plain
+from autograde.limits import DEFAULT
+from autograde.protocol import (ERROR_CAP, HEADER, MAX_ENTRIES, MAX_FRAME, MAX_PICKLE, OUTPUT_CAP,  # noqa: F401
+                                RAW_OUTPUT_CAP, frame, from_plain, plain)
 
-MAX_FRAME = 64 * 2**20  # bytes of one reply; a larger one ends the sandbox
-# What a reply's torch.save archive may hold beside its tensors' raw bytes (which load at memory speed): loading a
-# pickle costs ~0.3 s a MiB and ~50 us a tensor, so these bound a reply's load to about a second. The largest honest
-# replies of the seven sets: a 250 KB pickle, 342 tensors (measured with autograde/try_checks.py).
-MAX_PICKLE = 2 * 2**20
-MAX_ENTRIES = 5_000
-OUTPUT_CAP = 64 * 1024  # characters of printed output kept per request
-ERROR_CAP = 8 * 1024  # characters of a student's error message, and of its traceback, kept
-RAW_OUTPUT_CAP = 64 * 1024  # bytes kept of what the worker writes to its own stdout/stderr file descriptors
-MAX_RESTARTS = 2  # fresh sandboxes one check may start after the notebook's code stopped one
-STUDENT_BUDGET_S = 300.0
-CELL_TIMEOUT_S = 60.0  # one of the notebook's cells, replayed at each start
-CALL_TIMEOUT_S = 60.0  # one call of a check into the notebook's code
 WORKER_START_S = 120.0  # for the worker to import torch and fork the ranks' forkserver: seconds, minutes if loaded
 LAUNCH_MARGIN_S = 30.0  # beyond a launch's own deadline: the worker's distlab stops it first
 
@@ -86,11 +74,11 @@ class Submission:
     `RawOutput` and `Printed` keep what the student's code wrote."""
 
     def __init__(self, cells: list[str], rank_source: str = "", *, sandbox: bool = True,
-                 budget_s: float = STUDENT_BUDGET_S, cell_timeout_s: float = CELL_TIMEOUT_S,
+                 budget_s: float = DEFAULT.budget_s, cell_timeout_s: float = DEFAULT.cell_timeout_s,
                  rank_filename: str = "<rank-side procedures>", preload_dynamo: bool = True,
                  label: str = "student", memory_bytes: int | None = None, tasks: int | None = None,
-                 cpus: float | None = None, call_timeout_s: float = CALL_TIMEOUT_S,
-                 max_restarts: int = MAX_RESTARTS):
+                 cpus: float | None = None, call_timeout_s: float = DEFAULT.call_timeout_s,
+                 max_restarts: int = DEFAULT.max_restarts):
         self.cells, self.rank_source, self.sandbox = list(cells), rank_source, sandbox
         # one control group bounds everything of this submission together, where the system offers one
         limits = {k: v for k, v in (("memory_bytes", memory_bytes), ("tasks", tasks), ("cpus", cpus)) if v is not None}
@@ -390,7 +378,7 @@ class Channel:
     def receive(self, limit: float) -> bytes:
         """One frame's payload, at most MAX_FRAME bytes."""
         deadline = Deadline.after(limit)
-        (size,) = struct.unpack(">I", self._read_exactly(4, deadline))
+        (size,) = HEADER.unpack(self._read_exactly(HEADER.size, deadline))
         if size > MAX_FRAME:
             raise SandboxError(f"the sandbox sent a reply of {size} bytes (more than {MAX_FRAME})")
         return self._read_exactly(size, deadline)
@@ -416,7 +404,7 @@ def request_frame(request: dict) -> bytes:
     """A request as the worker reads it: its torch.save bytes, after their length."""
     buffer = io.BytesIO()
     torch.save(request, buffer)
-    return struct.pack(">I", buffer.tell()) + buffer.getvalue()
+    return frame(buffer.getvalue())
 
 
 def load_reply(payload: bytes) -> dict:

@@ -17,12 +17,10 @@ import time
 import traceback
 
 from nbformat.v4 import new_output
-from traitlets import Bool, Float, Int
 
-from autograde.cgroup import MEMORY_BYTES, TASKS
+from autograde.limits import SandboxLimits
 from autograde.checks._common import checks_of, rank_source, ranks_import_dynamo
-from autograde.sandbox import (CALL_TIMEOUT_S, CELL_TIMEOUT_S, MAX_RESTARTS, STUDENT_BUDGET_S, SandboxError,
-                               StudentError, Submission)
+from autograde.sandbox import SandboxError, StudentError, Submission
 
 try:
     from nbgrader.preprocessors import NbGraderPreprocessor
@@ -30,19 +28,11 @@ except ImportError:  # pragma: no cover - only nbgrader imports this module
     NbGraderPreprocessor = object
 
 
-class SandboxedExecute(NbGraderPreprocessor):
-    sandbox = Bool(True, help="Run the student's code in bubblewrap (False: unsafe, a plain process)").tag(config=True)
-    budget_s = Float(STUDENT_BUDGET_S, help="Seconds one student's notebook may take in all").tag(config=True)
-    cell_timeout_s = Float(CELL_TIMEOUT_S, help="Seconds one of the student's cells may take").tag(config=True)
-    memory_bytes = Int(MEMORY_BYTES, help="Bytes of memory of one student's sandbox, all processes together, where "
-                                          "a control group can be made").tag(config=True)
-    tasks = Int(TASKS, help="Processes and threads of one student's sandbox (same)").tag(config=True)
-    cpus = Float(0.0, help="Cores one student's sandbox may use at most (0: no cap; every student gets an equal CPU "
-                           "weight where the control group has a CPU controller)").tag(config=True)
-    call_timeout_s = Float(CALL_TIMEOUT_S, help="Seconds one call of a check into the student's code may take; a "
-                                                "function past it is not called again").tag(config=True)
-    max_restarts = Int(MAX_RESTARTS, help="Fresh sandboxes one check may start after the student's code stopped "
-                                          "one").tag(config=True)
+# One configurable trait per limit (sandbox, budget_s, ..., cpus), made from their one home, autograde/limits.py
+_WithLimits = type("_WithLimits", (NbGraderPreprocessor,), SandboxLimits.traits())
+
+
+class SandboxedExecute(_WithLimits):
 
     def preprocess(self, nb, resources):
         assignment = resources["nbgrader"]["assignment"]
