@@ -45,6 +45,8 @@ def test_nbgrader_s_step_gets_exactly_the_limits_grade_py_passes():
     assert {name: SandboxedExecute.class_traits()[name].default_value for name in DEFAULT.as_dict()} == DEFAULT.as_dict()
 
 
-def test_the_limits_import_neither_torch_nor_traitlets():
-    code = "import sys, autograde.limits; print(sorted({'torch', 'traitlets'} & set(sys.modules)))"
+@pytest.mark.parametrize("module", ["autograde.limits", "autograde.protocol"])
+def test_the_limits_and_the_protocol_import_neither_torch_nor_traitlets(module):
+    """Standard library only: nbgrader's other commands read the limits, the worker's first import is the protocol."""
+    code = f"import sys, {module}; print(sorted({{'torch', 'traitlets'}} & set(sys.modules)))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
