@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograde import notebooks
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 CHECKS = REPO / "autograde" / "checks"
@@ -57,11 +58,11 @@ def _statement_signatures(assignment: str) -> dict[str, list]:
     """Each top-level function of the released notebooks' code cells: its signature."""
     found = {}
     for notebook in notebooks.assignment_notebooks(assignment, REPO / "exercises"):
-        for cell in notebooks.read_notebook(notebook)["cells"]:
+        for cell in notebook_source.read_notebook(notebook)["cells"]:
             if cell["cell_type"] != "code":
                 continue
             try:
-                tree = ast.parse(notebooks.cell_source(cell))
+                tree = ast.parse(notebook_source.cell_source(cell))
             except SyntaxError:
                 continue
             for node in tree.body:

@@ -39,7 +39,7 @@ _HOMES = {
     "finish": "shutdown",
 }
 _MODULES = {"comm", "devices", "errors", "exact", "faults", "figures", "launching", "memory", "models",
-            "overlap", "plot", "predict", "serving", "shutdown", "timeline", "topology"}
+            "notebook_source", "overlap", "plot", "predict", "serving", "shutdown", "timeline", "topology"}
 
 __all__ = ["warm_up", "torchrun", "torchrun_command", "TorchrunFailed", "TorchrunOutput", *_HOMES]
 __version__ = "0.1.0"
