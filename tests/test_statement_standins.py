@@ -122,22 +122,22 @@ def test_with_stand_ins_swaps_for_one_call_and_then_empties_its_private_namespac
     the stand-in; after it, returned or raised, the notebook's own function is back and the private namespace that
     held the stand-ins is empty (a function and its globals are a cycle the GC keeps)."""
     from autograde.checks._common import statement_source
-    private, notebook = {}, {"shard_heads": "the learner's"}
-    exec(compile(statement_source("07_inference", ["shard_heads"]), "<statement>", "exec"), private)
-    stand_in = private["STAND_IN"]["shard_heads"]
+    private, notebook = {}, {"delayed_scale": "the learner's"}
+    exec(compile(statement_source("06_mixed_precision", ["delayed_scale"]), "<statement>", "exec"), private)
+    stand_in = private["STAND_IN"]["delayed_scale"]
 
     def run():
-        assert notebook["shard_heads"] is stand_in
+        assert notebook["delayed_scale"] is stand_in
         if fails:
             raise ValueError("the learner's code raised")
         return "answer"
 
     if fails:
         with pytest.raises(ValueError, match="the learner's code raised"):
-            private["with_stand_ins"](notebook, ["shard_heads"], run)
+            private["with_stand_ins"](notebook, ["delayed_scale"], run)
     else:
-        assert private["with_stand_ins"](notebook, ["shard_heads"], run) == "answer"
-    assert notebook == {"shard_heads": "the learner's"} and private == {}
+        assert private["with_stand_ins"](notebook, ["delayed_scale"], run) == "answer"
+    assert notebook == {"delayed_scale": "the learner's"} and private == {}
 
 
 def test_statement_sections_are_read_again_when_the_file_changes(tmp_path, monkeypatch):
