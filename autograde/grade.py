@@ -66,6 +66,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from distlab import notebook_source
 from distlab.launching.deadline import Deadline
 from distlab.launching.process_tree import kill_tree
 
@@ -761,7 +762,7 @@ def points_per_cell(assignment: str) -> dict:
     """{grade_id: points} of every test cell of the assignment."""
     cells = {}
     for path in notebooks.assignment_notebooks(assignment):
-        cells.update(notebooks.test_cells(path))
+        cells.update(notebook_source.test_cells(path))
     return cells
 
 

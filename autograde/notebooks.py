@@ -1,14 +1,15 @@
-"""Helpers around the course's nbgrader notebooks, shared by the grading and release commands, the tests and the
-benchmarks. Plain JSON, the standard library and distlab's torch-free `kill_tree` (nbgrader itself runs in a
-subprocess, see `run_nbgrader`).
+"""Helpers around the course's nbgrader notebooks, shared by the grading and release commands and their tests: the
+assignments, a submission built from a released notebook, a release compared with nbgrader's, nbgrader run in a
+subprocess (`run_nbgrader`). The standard library and distlab's torch-free core; reading a notebook (cells, solution
+sources, a lesson's definitions) is `distlab.notebook_source`, which the benchmarks and the book use too.
 
-    from autograde.notebooks import solution_source
-    source = solution_source("solutions/01_data_parallelism/data_parallelism.ipynb", "ring_all_reduce")
+    from autograde.notebooks import make_submission
+    notebook = make_submission("exercises/01_data_parallelism/data_parallelism.ipynb",
+                               "solutions/01_data_parallelism/data_parallelism.ipynb", {"ring_all_reduce": "..."})
 """
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
 import shutil
@@ -17,6 +18,8 @@ import sys
 from pathlib import Path
 
 from distlab.launching.process_tree import kill_tree
+from distlab.notebook_source import (SOLUTION_MARKERS, cell_source, grade_id, nbgrader_metadata, read_notebook,
+                                     solution_cells, strip_solution_markers)
 
 AUTOGRADE = Path(__file__).resolve().parent
 REPO = AUTOGRADE.parent
@@ -24,106 +27,11 @@ SOLUTIONS = REPO / "solutions"
 EXERCISES = REPO / "exercises"
 DEFAULT_WORK = AUTOGRADE / "work"
 
-SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 HIDDEN_TEST_MARKERS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 _REGEX_SPECIALS = re.compile(r"[\\^$*+?{}\[\]|()]")
 
 
-# --- reading notebooks ------------------------------------------------------------------------------------------
-
-def read_notebook(path) -> dict:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def write_notebook(notebook: dict, path) -> None:
-    """Write as nbformat does (1-space indent, sorted keys, trailing newline)."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(notebook, f, indent=1, sort_keys=True, ensure_ascii=False)
-        f.write("\n")
-
-
-def cell_source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
-
-
-def nbgrader_metadata(cell: dict) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
-def grade_id(cell: dict) -> str | None:
-    return nbgrader_metadata(cell).get("grade_id")
-
-
-def solution_cells(notebook_path) -> dict[str, str]:
-    """{grade_id: source} of the notebook's code cells that learners fill in (nbgrader `solution: true`)."""
-    return {grade_id(c): cell_source(c) for c in read_notebook(notebook_path)["cells"]
-            if c["cell_type"] == "code" and nbgrader_metadata(c).get("solution")}
-
-
-def test_cells(notebook_path) -> dict[str, float]:
-    """{grade_id: points} of the notebook's autograded test cells (nbgrader `grade: true`, code)."""
-    return {grade_id(c): nbgrader_metadata(c).get("points", 0) for c in read_notebook(notebook_path)["cells"]
-            if c["cell_type"] == "code" and nbgrader_metadata(c).get("grade")}
-
-
-def strip_solution_markers(source: str) -> str:
-    """The source without its `### BEGIN SOLUTION` / `### END SOLUTION` lines (the code between them stays)."""
-    return "\n".join(line for line in source.split("\n") if line.strip() not in SOLUTION_MARKERS)
-
-
-def solution_source(notebook_path, grade_id: str) -> str:
-    """The source of solution cell `grade_id` in an nbgrader source notebook, marker lines removed: runnable code."""
-    cells = solution_cells(notebook_path)
-    if grade_id not in cells:
-        raise KeyError(f"{notebook_path}: no solution cell with grade_id {grade_id!r} (there are: {sorted(cells)})")
-    return strip_solution_markers(cells[grade_id])
-
-
-def load_solution(notebook_path, grade_id: str, namespace: dict | None = None) -> dict:
-    """Execute solution cell `grade_id` (after `import torch`, `import torch.distributed as dist`, ...) and return
-    its namespace, e.g. `load_solution(path, "ring_all_reduce")["ring_all_reduce"]`. The functions are defined in a
-    module-less namespace, so cloudpickle (and `distlab.launch`) sends them by value."""
-    import math
-
-    import torch
-    import torch.distributed as dist
-    import torch.nn as nn
-
-    ns = {"__name__": f"solution_{grade_id}", "math": math, "torch": torch, "dist": dist, "nn": nn}
-    ns.update(namespace or {})
-    exec(compile(solution_source(notebook_path, grade_id), f"{notebook_path}#{grade_id}", "exec"), ns)
-    return ns
-
-
-def load_definitions(notebook_path, names, namespace: dict | None = None) -> dict:
-    """Execute the top-level definitions of `names` in a notebook's code cells, in cell order, and return the
-    namespace: each `def` or `class` of one of those names and each assignment to one, no other statement (no cell's
-    training or launching runs). `namespace` holds what they use: modules, constants, stand-ins. Like `load_solution`,
-    the functions are defined in a module-less namespace, so cloudpickle (and `distlab.launch`) sends them by value.
-    The benchmarks run a lesson's own code this way, e.g. `load_definitions(path, ("gpipe",), {"torch": torch})`.
-    Raises LookupError naming what the notebook no longer defines."""
-    import ast
-
-    wanted = set(names)
-
-    def defines(node) -> bool:
-        if isinstance(node, ast.Assign):
-            return any(isinstance(target, ast.Name) and target.id in wanted for target in node.targets)
-        return getattr(node, "name", None) in wanted
-
-    ns = dict(namespace or {})
-    for cell in read_notebook(notebook_path)["cells"]:
-        if cell["cell_type"] == "code":
-            body = [node for node in ast.parse(cell_source(cell)).body if defines(node)]
-            exec(compile(ast.Module(body=body, type_ignores=[]), str(notebook_path), "exec"), ns)
-    missing = sorted(wanted - set(ns))
-    if missing:
-        raise LookupError(f"{Path(notebook_path).name} no longer defines {missing}")
-    return ns
-
+# --- the course's assignments ---------------------------------------------------------------------------------
 
 def assignments() -> list[str]:
     """Assignment names: the folders of solutions/ that hold a notebook."""

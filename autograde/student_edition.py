@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from distlab import notebook_source
+
 from autograde import notebooks
 
 INCLUDED = ["lessons", "exercises", "src/distlab", "labconfig", "book", "course", "pyproject.toml",
@@ -110,11 +112,11 @@ def build(out: Path, repo: Path = notebooks.REPO) -> None:
         target = out / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         if relative.suffix == ".ipynb":
-            notebook = notebooks.read_notebook(repo / relative)
+            notebook = notebook_source.read_notebook(repo / relative)
             for cell in notebook["cells"]:
                 if cell["cell_type"] == "code":
                     cell["outputs"], cell["execution_count"] = [], None
-            notebooks.write_notebook(notebook, target)
+            notebook_source.write_notebook(notebook, target)
         else:
             shutil.copy2(repo / relative, target)  # keeps `course` executable
     (out / "README.md").write_text(student_readme((repo / "README.md").read_text()), encoding="utf-8")
@@ -153,11 +155,11 @@ def solution_blocks(solutions: Path = notebooks.SOLUTIONS) -> dict[str, list[str
     """{"<assignment>/<grade_id>": the code lines of its solution blocks (no blank or comment-only line)}."""
     blocks = {}
     for notebook in sorted(solutions.glob("*/*.ipynb")):
-        for grade_id, source in notebooks.solution_cells(notebook).items():
+        for grade_id, source in notebook_source.solution_cells(notebook).items():
             lines, inside = [], False
             for line in source.split("\n"):
-                if line.strip() in notebooks.SOLUTION_MARKERS:
-                    inside = line.strip() == notebooks.SOLUTION_MARKERS[0]
+                if line.strip() in notebook_source.SOLUTION_MARKERS:
+                    inside = line.strip() == notebook_source.SOLUTION_MARKERS[0]
                 elif inside and line.strip() and not line.strip().startswith("#"):
                     lines.append(_normal(line))
             blocks[f"{notebook.parent.name}/{grade_id}"] = lines
@@ -167,8 +169,8 @@ def solution_blocks(solutions: Path = notebooks.SOLUTIONS) -> dict[str, list[str
 def readable_text(path: Path) -> str:
     """What a reader sees in the file: a notebook's cells (sources and outputs), any other file's text."""
     if path.suffix == ".ipynb":
-        return "\n".join(notebooks.cell_source(cell) + "\n" + str(cell.get("outputs", ""))
-                         for cell in notebooks.read_notebook(path)["cells"])
+        return "\n".join(notebook_source.cell_source(cell) + "\n" + str(cell.get("outputs", ""))
+                         for cell in notebook_source.read_notebook(path)["cells"])
     return path.read_text(encoding="utf-8", errors="replace")
 
 

@@ -10,6 +10,8 @@ real grading (scores, feedback) is autograde/grade.py.
 import sys
 import time
 
+from distlab import notebook_source
+
 from autograde import notebooks
 from autograde.cgroup import StudentGroup
 from autograde.checks._common import GRADING_SEED, checks_of
@@ -18,10 +20,10 @@ from autograde.sandboxed_execute import run_check, submission
 
 def main(assignment: str, notebook: str | None = None) -> int:
     (source,) = notebooks.assignment_notebooks(assignment)
-    cells = notebooks.read_notebook(notebook or source)["cells"]
+    cells = notebook_source.read_notebook(notebook or source)["cells"]
     checks = checks_of(assignment)
-    code = [notebooks.strip_solution_markers(notebooks.cell_source(c)) for c in cells
-            if c["cell_type"] == "code" and notebooks.grade_id(c) not in checks]
+    code = [notebook_source.strip_solution_markers(notebook_source.cell_source(c)) for c in cells
+            if c["cell_type"] == "code" and notebook_source.grade_id(c) not in checks]
     started, failed = time.monotonic(), 0
     print(f"{assignment}: seed {GRADING_SEED}")
     with submission(assignment, code) as student:

@@ -192,7 +192,7 @@ def launch_table(seconds: dict[str, list[float]]) -> str:
 
 def load_ring(notebook: Path):
     """The notebook's `ring_all_reduce`, exec'd from its cell into a module-less namespace: sent to ranks by value."""
-    from autograde.notebooks import load_solution
+    from distlab.notebook_source import load_solution
 
     return load_solution(notebook, "ring_all_reduce")["ring_all_reduce"]
 

@@ -34,7 +34,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import distlab
-from autograde.notebooks import load_definitions
+from distlab.notebook_source import load_definitions
 
 REPO = Path(__file__).resolve().parents[1]
 LESSON = REPO / "lessons" / "02_sharding.ipynb"

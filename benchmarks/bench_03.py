@@ -9,8 +9,8 @@ The state: 25 float32 tensors of 1,048,576 elements (100 MiB in all; --quick: 1 
 - `torch.save`: `torch.save(state, path)` and `torch.load(path, weights_only=True)` in this process. Not crash-safe
   (it truncates `path`, then writes) and not durable (no fsync): the baseline.
 - atomic: the course's `save_checkpoint` / `load_checkpoint` (the cells of that name in the solution notebook, exec'd
-  by `autograde.notebooks.load_solution`): a temporary file beside `path`, `torch.save`, flush, fsync, `os.replace`,
-  fsync of the folder; loading with `weights_only=True`.
+  by `distlab.notebook_source.load_solution`): a temporary file beside `path`, `torch.save`, flush, fsync,
+  `os.replace`, fsync of the folder; loading with `weights_only=True`.
 - DCP, 2 ranks: `torch.distributed.checkpoint.save` / `.load` from 2 ranks of `distlab.launch` (gloo), each holding
   half of every tensor (a `DTensor` sharded by rows), so each rank writes and reads 50 MiB, in parallel. Time is the
   slowest rank's, between two barriers (the launch itself is not timed).
@@ -50,7 +50,7 @@ def make_state(tensors: int, numel: int) -> dict:
 
 def load_atomic(notebook: Path):
     """The notebook's save_checkpoint and load_checkpoint, exec'd from their cells."""
-    from autograde.notebooks import load_solution
+    from distlab.notebook_source import load_solution
 
     names = {"os": os, "tempfile": tempfile, "contextlib": contextlib}
     return (load_solution(notebook, "save_checkpoint", names)["save_checkpoint"],

@@ -33,7 +33,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 import distlab
-from autograde.notebooks import load_definitions
+from distlab.notebook_source import load_definitions
 from distlab.models import ModelConfig, TinyTransformer
 
 REPO = Path(__file__).resolve().parents[1]

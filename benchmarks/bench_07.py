@@ -32,7 +32,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from autograde.notebooks import load_definitions
+from distlab.notebook_source import load_definitions
 import distlab
 from distlab.models import KVCache, ModelConfig, TinyTransformer, random_batch, tp_generate
 

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 from autograde import notebooks
+from distlab import notebook_source
 from distlab.launching.process_tree import kill_tree
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,7 +68,7 @@ def write_class(assignment: str, folder: Path, students: int, honest: bool) -> N
     notebook = notebooks.make_submission(released, source, fill_solutions=honest)
     for k in range(students):
         (folder / f"s{k:03d}").mkdir(parents=True)
-        notebooks.write_notebook(notebook, folder / f"s{k:03d}" / source.name)
+        notebook_source.write_notebook(notebook, folder / f"s{k:03d}" / source.name)
 
 
 def timed_grade(assignment: str, submissions: Path, out: Path, jobs: int) -> tuple[float, list[dict]]:
@@ -118,7 +119,7 @@ def bench_set(assignment: str, students: int, jobs: int, plain: bool, scratch: P
         folder = scratch / assignment / kind
         write_class(assignment, folder / "submissions", students, honest)
         seconds, rows = timed_grade(assignment, folder / "submissions", folder, jobs)
-        full = sum(notebooks.test_cells(notebooks.assignment_notebooks(assignment)[0]).values())
+        full = sum(notebook_source.test_cells(notebooks.assignment_notebooks(assignment)[0]).values())
         want = full if honest else 0.0
         scores = [float(r["score"]) for r in rows]
         if any(score != want for score in scores):

@@ -30,8 +30,9 @@ from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbconvert.preprocessors import ExecutePreprocessor
 
+from distlab.notebook_source import executed_copy
+
 ROOT = Path(__file__).resolve().parents[1]
-EXECUTED = ROOT / "build" / "executed"
 CELL_TIMEOUT_S = 300  # as nbval's --nbval-cell-timeout in pyproject.toml
 MATHJAX = Path(jupyter_server_mathjax.__file__).parent / "static"  # MathJax 2.7, as nbconvert's template expects
 MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
@@ -77,7 +78,7 @@ def committed(path: Path):
 def executed_lesson(path: Path):
     """The committed lesson with its outputs: the browser test's fresh copy, or executed now (and kept)."""
     lesson = committed(path)
-    copy = EXECUTED / path.relative_to(ROOT)
+    copy = executed_copy(ROOT, path)
     if copy.exists() and is_fresh(executed := nbformat.read(copy, as_version=4), lesson):
         print(f"book: {path.name}: the executed copy in {copy.parent.relative_to(ROOT)}/", file=sys.stderr)
         return executed

@@ -27,9 +27,10 @@ import nbformat
 import pytest
 from _chromium import launch, needs_chromium
 
+from distlab.notebook_source import executed_copy
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "build" / "browser"
-EXECUTED = ROOT / "build" / "executed"  # read by book/build.py
 NOTEBOOKS = sorted([*ROOT.glob("lessons/0*.ipynb"), *ROOT.glob("solutions/*/*.ipynb")])
 PAGE_TIMEOUT_S = 180  # loading JupyterLab, opening a notebook, starting its kernel (seconds on a loaded machine)
 RUN_ALL_TIMEOUT_S = 840  # <= 90 s on 2 idle cores; under pytest-timeout's 900 s, so a late run leaves a screenshot
@@ -148,7 +149,7 @@ def lab(tmp_path_factory, playwright_session):
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_run_all_in_jupyterlab(notebook, lab):
     relative, before = notebook.relative_to(ROOT), _digest(notebook)
-    executed = EXECUTED / relative
+    executed = executed_copy(ROOT, notebook)  # where book/build.py reads it
     executed.unlink(missing_ok=True)  # a run that fails leaves no copy from before it for the book
     lab.evaluate(OPEN_AND_RUN_ALL, relative.as_posix())
     started = time.monotonic()

@@ -17,7 +17,7 @@ import torch.distributed.distributed_c10d as c10d
 from torch.distributed import all_reduce, irecv, isend  # imported before any block: count_comm must still see them
 
 import distlab
-from distlab.comm import global_rank
+from distlab.topology import global_rank, rank_or_zero, world_size_or_one
 
 F32 = 4  # bytes per float32
 
@@ -117,6 +117,17 @@ def _global_ranks_in_subgroups():
 def test_global_rank_translates_a_group_rank_and_the_default_group_is_the_identity():
     assert launch(_global_ranks_in_subgroups, 4) == [([0, 2], 3, 3), ([1, 3], 3, 3)] * 2
     assert global_rank(None, 5) == 5  # no process group needed
+
+
+def _ranks_and_sizes_in_subgroups():
+    groups = [dist.new_group([0, 2]), dist.new_group([1, 3])]
+    mine = groups[dist.get_rank() % 2]
+    return rank_or_zero(), world_size_or_one(), rank_or_zero(mine), world_size_or_one(mine)
+
+
+def test_rank_or_zero_is_the_rank_in_the_group_and_zero_of_one_without_a_process_group():
+    assert launch(_ranks_and_sizes_in_subgroups, 4) == [(0, 4, 0, 2), (1, 4, 0, 2), (2, 4, 1, 2), (3, 4, 1, 2)]
+    assert (rank_or_zero(), world_size_or_one()) == (0, 1)  # this process has no process group
 
 
 # --- collectives ----------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from autograde import grade as grade_module
 from autograde import notebooks
 from autograde.feedback_html import clean
 from autograde.worker import plain
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -91,14 +92,14 @@ def test_a_class_with_hostile_markdown_and_namedtuple_answers(tmp_path):
     markdown = notebooks.make_submission(RELEASED, SOURCE)
     markdown["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": HOSTILE_MARKDOWN})
     tuples = notebooks.make_submission(RELEASED, SOURCE)
-    last = max(i for i, c in enumerate(tuples["cells"]) if notebooks.nbgrader_metadata(c).get("solution"))
+    last = max(i for i, c in enumerate(tuples["cells"]) if notebook_source.nbgrader_metadata(c).get("solution"))
     tuples["cells"].insert(last + 1, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                                       "source": NAMEDTUPLES})
     subs = tmp_path / "subs"
     raising = notebooks.make_submission(RELEASED, SOURCE, {"kv_cache_bytes_per_token": RAISING})
-    notebooks.write_notebook(markdown, subs / "x-html-markdown" / SOURCE.name)
-    notebooks.write_notebook(tuples, subs / "y-namedtuples" / SOURCE.name)
-    notebooks.write_notebook(raising, subs / "z-raises" / SOURCE.name)
+    notebook_source.write_notebook(markdown, subs / "x-html-markdown" / SOURCE.name)
+    notebook_source.write_notebook(tuples, subs / "y-namedtuples" / SOURCE.name)
+    notebook_source.write_notebook(raising, subs / "z-raises" / SOURCE.name)
     grade_module.grade(ASSIGNMENT, subs, tmp_path / "out", tmp_path / "work", jobs=1,
                        limits={"budget_s": 120.0, "cell_timeout_s": 30.0})
     with open(tmp_path / "out" / "grades.csv") as f:

@@ -18,6 +18,7 @@ import pytest
 from autograde import notebooks
 from autograde.grade import SANDBOXED as SANDBOX
 from autograde.report import COLUMNS
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,8 +34,9 @@ def write_class(folder: Path) -> None:
     mutant = (REPO / "tests" / "mutants" / ASSIGNMENT / f"{MUTANT}.py").read_text()
     students = {"alice": {}, "bob": {"best_config": mutant}}
     for student, replacements in students.items():
-        notebooks.write_notebook(notebooks.make_submission(released, source, replacements), folder / student / source.name)
-    notebooks.write_notebook(notebooks.read_notebook(released), folder / "carol" / source.name)  # left blank
+        submission = notebooks.make_submission(released, source, replacements)
+        notebook_source.write_notebook(submission, folder / student / source.name)
+    notebook_source.write_notebook(notebook_source.read_notebook(released), folder / "carol" / source.name)  # blank
 
 
 def grades(path: Path) -> dict:
@@ -57,7 +59,7 @@ def test_shards_merged_give_each_student_the_grades_of_one_run(tmp_path):
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert merged.returncode == 0, merged.stdout + merged.stderr
     got = grades(tmp_path / "merged" / "grades.csv")
-    cells = notebooks.test_cells(notebooks.assignment_notebooks(ASSIGNMENT)[0])  # {grade_id: points}
+    cells = notebook_source.test_cells(notebooks.assignment_notebooks(ASSIGNMENT)[0])  # {grade_id: points}
     assert set(got) == {"alice", "bob", "carol"}
     columns = list(next(iter(got.values())))
     fixed = [c for c in COLUMNS if c != "seconds"]

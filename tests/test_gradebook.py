@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from autograde import notebooks
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "07_inference"  # the set quickest to grade
 (SOURCE,) = notebooks.assignment_notebooks(ASSIGNMENT)
 RELEASED = notebooks.EXERCISES / ASSIGNMENT / SOURCE.name
-CELLS = notebooks.test_cells(SOURCE)
+CELLS = notebook_source.test_cells(SOURCE)
 MAX = sum(CELLS.values())
 FIRST, SECOND = list(CELLS)[:2]
 
@@ -88,7 +89,7 @@ def test_the_instructors_marks_are_kept_and_one_written_while_grading_is_not(tmp
     # what the regrade's autograding left, and a manual score written while it ran (never by the instructor)
     a_gradebook(group.folder / "gradebook.db", {"bob": {FIRST: (float(CELLS[FIRST]), None), SECOND: (0.0, 2.0)}})
     for kind in ("submitted", "autograded"):
-        notebooks.write_notebook(notebooks.read_notebook(RELEASED),
+        notebook_source.write_notebook(notebook_source.read_notebook(RELEASED),
                                  group.folder / kind / "bob" / ASSIGNMENT / SOURCE.name)
     students = {"bob": {"status": GRADED, "files": {SOURCE.stem: RELEASED}}}
     corrections = collect_scores(students, [group], ASSIGNMENT, {}, {"sandbox": True})
@@ -107,8 +108,8 @@ def test_one_gradebook_with_two_jobs_and_manual_scores_survive_a_regrade(tmp_pat
     """Before: `--jobs 2` left two group gradebooks and `nbgrader export` wrote its header only; a manual score was
     not in grades.csv, and the next grading wiped it."""
     subs, out, work = tmp_path / "subs", tmp_path / "out", tmp_path / "work"
-    notebooks.write_notebook(notebooks.make_submission(RELEASED, SOURCE), subs / "alice" / SOURCE.name)
-    notebooks.write_notebook(notebooks.read_notebook(RELEASED), subs / "bob" / SOURCE.name)  # blank: 0 points
+    notebook_source.write_notebook(notebooks.make_submission(RELEASED, SOURCE), subs / "alice" / SOURCE.name)
+    notebook_source.write_notebook(notebook_source.read_notebook(RELEASED), subs / "bob" / SOURCE.name)  # blank: 0
     command = [sys.executable, "-m", "autograde.grade", ASSIGNMENT, str(subs), "--out", str(out), "--work", str(work),
                "--budget", "120", "--jobs", "2"]
     first = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)

@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from autograde import notebooks
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -70,14 +71,14 @@ def make_class(assignment: str, folder: Path) -> dict[str, str | list[str] | tup
     must score zero, or ("refused", what its reason says)}."""
     (source,) = notebooks.assignment_notebooks(assignment)
     released = notebooks.EXERCISES / assignment / source.name
-    solutions = list(notebooks.solution_cells(source))
+    solutions = list(notebook_source.solution_cells(source))
     expect = {}
     for attack in sorted((HOSTILE / assignment).glob("*.py")):
         cell = header(attack, "cell")
         assert cell in ("", "last", *solutions), f"{attack}: no solution cell {cell!r}"
         target = solutions[-1] if cell == "last" else cell if cell in solutions else solutions[0]
         notebook = notebooks.make_submission(released, source, {target: attack.read_text()}, fill_solutions=False)
-        notebooks.write_notebook(notebook, folder / f"hostile-{attack.stem}" / source.name)
+        notebook_source.write_notebook(notebook, folder / f"hostile-{attack.stem}" / source.name)
         zero = header(attack, "zero")
         expect[f"hostile-{attack.stem}"] = [c.strip() for c in zero.split(",")] if zero else "zero"
     for case in sorted((HOSTILE / assignment / "folders").glob("*.py")):
@@ -85,12 +86,13 @@ def make_class(assignment: str, folder: Path) -> dict[str, str | list[str] | tup
         student.mkdir(parents=True)
         runpy.run_path(str(case))["make"](student, notebooks.make_submission(released, source), source.name)
         expect[student.name] = ("refused", header(case, "reason"))
-    notebooks.write_notebook(notebooks.make_submission(released, source), folder / "honest-solution" / source.name)
+    honest = notebooks.make_submission(released, source)
+    notebook_source.write_notebook(honest, folder / "honest-solution" / source.name)
     noisy = notebooks.make_submission(released, source)
-    imports = next(i for i, c in enumerate(noisy["cells"]) if notebooks.grade_id(c) == "imports")
+    imports = next(i for i, c in enumerate(noisy["cells"]) if notebook_source.grade_id(c) == "imports")
     noisy["cells"].insert(imports + 1, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                                         "source": NOISY_HONEST_CELL})
-    notebooks.write_notebook(noisy, folder / "honest-noisy" / source.name)
+    notebook_source.write_notebook(noisy, folder / "honest-noisy" / source.name)
     expect.update({"honest-solution": "full", "honest-noisy": "full"})
     return expect
 

@@ -25,15 +25,16 @@ import pytest
 from _chromium import CHROMIUM, launch
 from _course import course_env, running_lab
 
-from autograde import notebooks
+from distlab import notebook_source
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE_HEADING = "## Instructor's guide: a whole term"
 CHOICES = "export EXCHANGE=/srv/nbgrader/exchange CLASS=$HOME/distributed-ai-class"
 ASSIGNMENT, NOTEBOOK = "07_inference", "inference"
 # The set's points, from its source notebook (the solution scores them all): not a number to update by hand
-MAX_SCORE = sum(notebooks.nbgrader_metadata(cell).get("points", 0)
-                for cell in notebooks.read_notebook(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")["cells"])
+SOURCE = ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+MAX_SCORE = sum(notebook_source.nbgrader_metadata(cell).get("points", 0)
+                for cell in notebook_source.read_notebook(SOURCE)["cells"])
 COMMAND_TIMEOUT_S = 600  # a block; grading one student takes ~50 s on a loaded 2-core machine
 HOSTILE_MARKDOWN = 'My notes <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>'
 SAVE_TIMEOUT_S = 60  # formgrader's page saving a score, on a loaded machine
@@ -96,9 +97,9 @@ def test_the_guide_s_term_runs_as_written(tmp_path, request):
     fetched = edition / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     checked = run_block(check, edition, student_env)  # as released: the self-checks fail, and say so
     assert checked.returncode == 1 and "NotImplementedError" in checked.stdout, checked.stdout[-3000:]
-    work = notebooks.read_notebook(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")  # the student's work, and
+    work = notebook_source.read_notebook(SOURCE)  # the student's work, and
     work["cells"].insert(1, {"cell_type": "markdown", "id": "hostile", "metadata": {}, "source": HOSTILE_MARKDOWN})
-    notebooks.write_notebook(work, fetched)  # markdown that would run script in the instructor's browser
+    notebook_source.write_notebook(work, fetched)  # markdown that would run script in the instructor's browser
     expect_ok(run_block(submit, edition, student_env))
 
     expect_ok(run_block(collect, ROOT, env))

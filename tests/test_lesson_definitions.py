@@ -1,12 +1,12 @@
-"""The benchmarks run the lessons' own code: `autograde.notebooks.load_definitions` executes the named definitions of
-a notebook's code cells, and each lesson still defines every name its benchmark takes from it.
+"""The benchmarks run the lessons' own code: `distlab.notebook_source.load_definitions` executes the named definitions
+of a notebook's code cells, and each lesson still defines every name its benchmark takes from it.
 
     pytest tests/test_lesson_definitions.py
 """
 import pytest
 
 from _bench import load_bench
-from autograde.notebooks import load_definitions, write_notebook
+from distlab.notebook_source import load_definitions, write_notebook
 
 
 def code(source: str) -> dict:

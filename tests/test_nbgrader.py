@@ -54,6 +54,7 @@ from pathlib import Path
 import pytest
 
 from autograde import notebooks
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -202,10 +203,11 @@ class Submission:
 
 def _sees(assignment: str, members: list[Mutant]) -> dict[str, set[str]]:
     sources = notebooks.assignment_notebooks(assignment)
-    solutions = {g: notebooks.strip_solution_markers(c) for s in sources for g, c in notebooks.solution_cells(s).items()}
+    solutions = {g: notebook_source.strip_solution_markers(c)
+                 for s in sources for g, c in notebook_source.solution_cells(s).items()}
     solutions.update({m.replaces: m.source for m in members})
-    tests = {notebooks.grade_id(c): notebooks.cell_source(c) for s in sources for c in notebooks.read_notebook(s)["cells"]
-             if notebooks.nbgrader_metadata(c).get("grade")}
+    tests = {notebook_source.grade_id(c): notebook_source.cell_source(c) for s in sources for c in notebook_source.read_notebook(s)["cells"]
+             if notebook_source.nbgrader_metadata(c).get("grade")}
     return {cell: visible_solution_cells(code, solutions) for cell, code in tests.items()}
 
 
@@ -352,10 +354,10 @@ def run_grading(assignment: str, tmp: Path, student_dir: Path) -> Grading:
     for source in notebooks.assignment_notebooks(assignment):
         student_nb = student_dir / source.name
         for student, replacements in students.items():
-            notebooks.write_notebook(notebooks.make_submission(student_nb, source, replacements),
+            notebook_source.write_notebook(notebooks.make_submission(student_nb, source, replacements),
                                      submissions / student / source.name)
-        blank = notebooks.read_notebook(student_nb)  # the student notebook as released, untouched
-        notebooks.write_notebook(blank, submissions / BLANK / source.name)
+        blank = notebook_source.read_notebook(student_nb)  # the student notebook as released, untouched
+        notebook_source.write_notebook(blank, submissions / BLANK / source.name)
         (submissions / NOT_A_NOTEBOOK).mkdir(parents=True, exist_ok=True)
         (submissions / NOT_A_NOTEBOOK / source.name).write_text("this is not a notebook")
     (submissions / NOT_SUBMITTED).mkdir()
@@ -387,7 +389,7 @@ def run_grading(assignment: str, tmp: Path, student_dir: Path) -> Grading:
                 order[student] = (db.parent.name, position)
     max_points = {}
     for source in notebooks.assignment_notebooks(assignment):
-        max_points.update(notebooks.test_cells(source))
+        max_points.update(notebook_source.test_cells(source))
     return Grading(result.returncode, output, out, work, report, cells, max_points, order)
 
 
@@ -405,8 +407,8 @@ def test_exercises_hold_no_solution_code_or_hidden_tests(assignment):
         committed = notebooks.EXERCISES / assignment / source.name
         leaks = notebooks.leaked_lines(source, committed)
         assert not leaks, f"{committed.name} shows solution or hidden-test lines: {leaks}"
-        student = notebooks.read_notebook(committed)
-        for grade_id, code in notebooks.solution_cells(committed).items():
+        student = notebook_source.read_notebook(committed)
+        for grade_id, code in notebook_source.solution_cells(committed).items():
             assert "raise NotImplementedError()" in code, f"solution cell {grade_id} has no stub in {committed.name}"
         assert not any(c["cell_type"] == "code" and (c["outputs"] or c["execution_count"]) for c in student["cells"])
 
@@ -419,7 +421,7 @@ def test_every_test_cell_has_a_trusted_check(assignment):
 
     cells = {}
     for source in notebooks.assignment_notebooks(assignment):
-        cells.update(notebooks.test_cells(source))
+        cells.update(notebook_source.test_cells(source))
     checks = checks_of(assignment)
     assert set(checks) == set(cells), (f"test cells without a check: {sorted(set(cells) - set(checks))}; checks "
                                        f"without a test cell: {sorted(set(checks) - set(cells))}")
@@ -439,20 +441,21 @@ def test_hidden_tests_live_in_the_trusted_checks(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_solution_source_is_runnable_code(assignment):
     for source in notebooks.assignment_notebooks(assignment):
-        for grade_id, raw in notebooks.solution_cells(source).items():
-            code = notebooks.solution_source(source, grade_id)
+        for grade_id, raw in notebook_source.solution_cells(source).items():
+            code = notebook_source.solution_source(source, grade_id)
             assert "### BEGIN SOLUTION" in raw and "### BEGIN SOLUTION" not in code and "### END SOLUTION" not in code
             compile(code, f"{source.name}#{grade_id}", "exec")
-            namespace = notebooks.load_solution(source, grade_id)
+            namespace = notebook_source.load_solution(source, grade_id)
             assert callable(namespace.get(grade_id)) or any(callable(v) for v in namespace.values())
     with pytest.raises(KeyError):
-        notebooks.solution_source(notebooks.assignment_notebooks(assignment)[0], "no_such_cell")
+        notebook_source.solution_source(notebooks.assignment_notebooks(assignment)[0], "no_such_cell")
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=mutant_id)
 def test_mutant_header_names_real_cells(mutant):
-    solutions = {g for s in notebooks.assignment_notebooks(mutant.assignment) for g in notebooks.solution_cells(s)}
-    tests = {g for s in notebooks.assignment_notebooks(mutant.assignment) for g in notebooks.test_cells(s)}
+    sources = notebooks.assignment_notebooks(mutant.assignment)
+    solutions = {g for s in sources for g in notebook_source.solution_cells(s)}
+    tests = {g for s in sources for g in notebook_source.test_cells(s)}
     assert mutant.replaces in solutions, f"{mutant.path.name}: `# replaces:` must name one of {sorted(solutions)}"
     assert mutant.wrong, f"{mutant.path.name}: `# wrong:` must say what is wrong"
     assert mutant.must_lose or mutant.must_zero, f"{mutant.path.name}: no `# must-lose:` or `# must-zero:` cells"
@@ -468,7 +471,8 @@ def test_every_assignment_has_mutants():
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.assignment}/{v.name}")
 def test_variant_header_names_real_cells(variant):
-    solutions = {g for s in notebooks.assignment_notebooks(variant.assignment) for g in notebooks.solution_cells(s)}
+    sources = notebooks.assignment_notebooks(variant.assignment)
+    solutions = {g for s in sources for g in notebook_source.solution_cells(s)}
     assert variant.replaces in solutions, f"{variant.path.name}: `# replaces:` must name one of {sorted(solutions)}"
     assert variant.differs, f"{variant.path.name}: `# differs:` must say how it differs from the reference"
     assert variant.replaces in _defined(variant.source), f"{variant.path.name} does not define {variant.replaces}"
@@ -530,11 +534,11 @@ def test_checks_draw_from_their_own_generators(assignment):
     """A correct answer may draw random numbers (a layer it builds initialises its weights): the checks must not share
     the global generators with it, or that answer would see other inputs than the reference."""
     for source in notebooks.assignment_notebooks(assignment):
-        for cell in notebooks.read_notebook(source)["cells"]:
-            meta = notebooks.nbgrader_metadata(cell)
+        for cell in notebook_source.read_notebook(source)["cells"]:
+            meta = notebook_source.nbgrader_metadata(cell)
             if cell["cell_type"] != "code" or meta.get("solution") or (assignment, meta.get("grade_id")) in GLOBAL_RNG_ON_PURPOSE:
                 continue
-            draws = global_rng_draws(notebooks.cell_source(cell))
+            draws = global_rng_draws(notebook_source.cell_source(cell))
             assert not draws, f"{source.name} cell {meta.get('grade_id')}: draws from a global generator: {draws}"
 
 
@@ -716,8 +720,9 @@ distlab.launch(raise_after_warning, 2, timeout=20, collective_timeout=5, backend
 
 def warnings_notebook(assignment: str) -> dict:
     """The assignment's student notebook cut down to its imports cell, followed by the cells of WARNING_CELLS."""
-    released = notebooks.read_notebook(notebooks.EXERCISES / assignment / notebooks.assignment_notebooks(assignment)[0].name)
-    imports = next(c for c in released["cells"] if notebooks.grade_id(c) == "imports")
+    released_path = notebooks.EXERCISES / assignment / notebooks.assignment_notebooks(assignment)[0].name
+    released = notebook_source.read_notebook(released_path)
+    imports = next(c for c in released["cells"] if notebook_source.grade_id(c) == "imports")
     cells = [imports]
     for grade_id, (_, source) in WARNING_CELLS.items():
         cells.append({"cell_type": "code", "execution_count": None, "id": grade_id, "outputs": [], "source": source,
@@ -731,8 +736,9 @@ def test_imports_cell_shows_kernel_warnings_on_stdout(assignment):
     """Each student notebook's imports cell sends the kernel's warnings to stdout, as the first one does (tested below)."""
     def hook(a):
         released = notebooks.EXERCISES / a / notebooks.assignment_notebooks(a)[0].name
-        imports = next(c for c in notebooks.read_notebook(released)["cells"] if notebooks.grade_id(c) == "imports")
-        return [line for line in notebooks.cell_source(imports).split("\n") if "warnings.showwarning" in line
+        imports = next(c for c in notebook_source.read_notebook(released)["cells"]
+                       if notebook_source.grade_id(c) == "imports")
+        return [line for line in notebook_source.cell_source(imports).split("\n") if "warnings.showwarning" in line
                 or "warnings.formatwarning" in line]
     assert len(hook(assignment)) == 2 and hook(assignment) == hook(ASSIGNMENTS[0])
 
@@ -746,7 +752,7 @@ def test_warnings_pass_and_errors_fail_validate(tmp_path, assignment=ASSIGNMENTS
     from nbgrader.validator import Validator
 
     path = tmp_path / "warnings.ipynb"
-    notebooks.write_notebook(warnings_notebook(assignment), path)
+    notebook_source.write_notebook(warnings_notebook(assignment), path)
     results = Validator().validate(str(path))
     failed = {cell["source"].split("\n")[0]: cell["raw_error"] for cell in results.get("failed", [])}
     expected = {source.split("\n")[0] for passes, source in WARNING_CELLS.values() if not passes}

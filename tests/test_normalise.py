@@ -23,6 +23,7 @@ from autograde import grade as grade_module
 from autograde import notebooks
 from autograde.integrity import compare_hashes, tree_hashes
 from autograde.normalise import MAX_DEPTH, Refused, normalise_submission
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -39,7 +40,7 @@ def pasted_twice() -> dict:
     """An honest notebook in which the first solution cell was copied and pasted below itself (JupyterLab keeps the
     copy's metadata, grade_id included)."""
     notebook = honest()
-    first = next(i for i, c in enumerate(notebook["cells"]) if notebooks.nbgrader_metadata(c).get("solution"))
+    first = next(i for i, c in enumerate(notebook["cells"]) if notebook_source.nbgrader_metadata(c).get("solution"))
     notebook["cells"].insert(first + 1, copy.deepcopy(notebook["cells"][first]))
     return notebook
 
@@ -87,13 +88,13 @@ def lone_surrogate() -> dict:
 
 
 def cell_of(notebook: dict, grade_id: str) -> dict:
-    return next(c for c in notebook["cells"] if notebooks.grade_id(c) == grade_id)
+    return next(c for c in notebook["cells"] if notebook_source.grade_id(c) == grade_id)
 
 
 def markdown_test_cell() -> dict:
     """An honest notebook in which a test cell was turned into markdown (a key press in JupyterLab)."""
     notebook = honest()
-    first_test = next(iter(notebooks.test_cells(SOURCE)))
+    first_test = next(iter(notebook_source.test_cells(SOURCE)))
     cell = cell_of(notebook, first_test)
     cell["cell_type"] = "markdown"
     del cell["outputs"], cell["execution_count"]
@@ -103,7 +104,7 @@ def markdown_test_cell() -> dict:
 def solution_claiming_points() -> dict:
     """An honest notebook whose first solution cell's metadata claims `grade: true, points: 100`."""
     notebook = honest()
-    first_solution = next(iter(notebooks.solution_cells(SOURCE)))
+    first_solution = next(iter(notebook_source.solution_cells(SOURCE)))
     cell_of(notebook, first_solution)["metadata"]["nbgrader"].update(grade=True, points=100)
     return notebook
 
@@ -111,13 +112,13 @@ def solution_claiming_points() -> dict:
 def test_of_cells_sharing_a_grade_id_the_last_keeps_it_and_the_first_becomes_ordinary(tmp_path):
     notebook = pasted_twice()
     out, corrections = normalised(tmp_path, notebook)
-    ids = [notebooks.grade_id(c) for c in out["cells"] if notebooks.grade_id(c)]
+    ids = [notebook_source.grade_id(c) for c in out["cells"] if notebook_source.grade_id(c)]
     assert len(ids) == len(set(ids)), "a grade_id is still repeated"
     (first,) = [i for i, (a, b) in enumerate(zip(notebook["cells"], out["cells"])) if a != b]
     assert "nbgrader" not in out["cells"][first]["metadata"]
     assert out["cells"][first]["source"] == notebook["cells"][first]["source"]  # it still runs as written
-    kept = notebooks.nbgrader_metadata(out["cells"][first + 1])["grade_id"]
-    assert kept == notebooks.grade_id(notebook["cells"][first])
+    kept = notebook_source.nbgrader_metadata(out["cells"][first + 1])["grade_id"]
+    assert kept == notebook_source.grade_id(notebook["cells"][first])
     assert len(corrections) == 1 and "repeats grade_id" in corrections[0] and f"cell {first}:" in corrections[0]
 
 
@@ -182,7 +183,7 @@ def test_a_test_cell_turned_into_markdown_gets_its_type_and_metadata_back(tmp_pa
     nbgrader could restore it: -2 points for a key press."""
     out, corrections = normalised(tmp_path, markdown_test_cell(), SOURCE)
     assert out == json.loads(json.dumps(honest()))
-    first_test = next(iter(notebooks.test_cells(SOURCE)))
+    first_test = next(iter(notebook_source.test_cells(SOURCE)))
     assert len(corrections) == 1 and f"cell type ('markdown' for 'code') of {first_test!r}" in corrections[0]
 
 
@@ -190,8 +191,8 @@ def test_a_solution_cell_claiming_grade_and_points_gets_the_sources_metadata(tmp
     """nbgrader looked its grade_id up among the graded cells: MissingEntry, 'grading failed'."""
     out, corrections = normalised(tmp_path, solution_claiming_points(), SOURCE)
     assert out == json.loads(json.dumps(honest()))
-    first_solution = next(iter(notebooks.solution_cells(SOURCE)))
-    index = next(i for i, c in enumerate(out["cells"]) if notebooks.grade_id(c) == first_solution)
+    first_solution = next(iter(notebook_source.solution_cells(SOURCE)))
+    index = next(i for i, c in enumerate(out["cells"]) if notebook_source.grade_id(c) == first_solution)
     assert corrections == [f"cell {index}: nbgrader metadata of {first_solution!r} restored from the assignment"]
 
 
@@ -208,7 +209,7 @@ def test_a_graded_cell_the_assignment_does_not_have_becomes_ordinary(tmp_path):
 
 
 def test_a_notebook_that_is_a_symbolic_link_is_not_read(tmp_path):
-    notebooks.write_notebook(honest(), tmp_path / "classmate.ipynb")
+    notebook_source.write_notebook(honest(), tmp_path / "classmate.ipynb")
     (tmp_path / "in.ipynb").symlink_to(tmp_path / "classmate.ipynb")
     with pytest.raises(Refused, match="symbolic link"):
         normalise_submission(tmp_path / "in.ipynb", tmp_path / "out.ipynb", SOURCE)
@@ -219,8 +220,8 @@ def test_a_notebook_that_is_a_symbolic_link_is_not_read(tmp_path):
 def class_folder(tmp_path) -> Path:
     """Two honest students, one in nbgrader's layout."""
     subs = tmp_path / "subs"
-    notebooks.write_notebook(honest(), subs / "alice" / SOURCE.name)
-    notebooks.write_notebook(honest(), subs / "bob" / ASSIGNMENT / SOURCE.name)
+    notebook_source.write_notebook(honest(), subs / "alice" / SOURCE.name)
+    notebook_source.write_notebook(honest(), subs / "bob" / ASSIGNMENT / SOURCE.name)
     return subs
 
 
@@ -257,7 +258,7 @@ def test_a_folder_with_a_link_a_fifo_or_too_much_is_refused_alone_with_the_reaso
     alone = collected(subs)
     for student, (make, _) in REFUSED_FOLDERS.items():
         (subs / student).mkdir()
-        notebooks.write_notebook(honest(), subs / student / "honest-copy" / SOURCE.name)
+        notebook_source.write_notebook(honest(), subs / student / "honest-copy" / SOURCE.name)
         make(subs / student)
     (subs / "linked-student").symlink_to("alice")
     students = collected(subs)
@@ -279,7 +280,7 @@ def test_hand_in_refuses_a_notebook_normalise_cannot_read_and_hands_in_the_other
     (subs / "deep").mkdir(parents=True)
     (subs / "deep" / SOURCE.name).write_text(deep_metadata())
     write(lone_surrogate(), subs / "emoji" / SOURCE.name)
-    notebooks.write_notebook(honest(), subs / "honest" / SOURCE.name)
+    notebook_source.write_notebook(honest(), subs / "honest" / SOURCE.name)
     students = collected(subs)
     group = grade_module.Group(tmp_path / "work", list(students))
     grade_module.hand_in(students, [group], ASSIGNMENT)
@@ -348,7 +349,7 @@ def honest_mistakes(folder: Path) -> None:
     """Every honest mistake at once (each is a unit test above; one grading is ~5 s): a test cell made markdown, a
     solution cell claiming 100 points, half an emoji, saved with a UTF-8 byte-order mark."""
     notebook = markdown_test_cell()
-    first_solution = next(iter(notebooks.solution_cells(SOURCE)))
+    first_solution = next(iter(notebook_source.solution_cells(SOURCE)))
     cell_of(notebook, first_solution)["metadata"]["nbgrader"].update(grade=True, points=100)
     notebook["cells"].append(lone_surrogate()["cells"][-1])
     (folder / SOURCE.name).write_bytes(b"\xef\xbb\xbf" + json.dumps(notebook).encode())

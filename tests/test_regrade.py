@@ -20,12 +20,13 @@ import pytest
 from autograde import grade as grade_module
 from autograde import merge, notebooks
 from autograde.report import class_report, write_csv, write_json
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "07_inference"  # the set quickest to grade
 (SOURCE,) = notebooks.assignment_notebooks(ASSIGNMENT)
 RELEASED = notebooks.EXERCISES / ASSIGNMENT / SOURCE.name
-CELLS = notebooks.test_cells(SOURCE)
+CELLS = notebook_source.test_cells(SOURCE)
 
 
 def a_report(students: dict, **extra) -> dict:
@@ -160,8 +161,8 @@ def test_one_student_regraded_into_the_class_with_its_seed(tmp_path):
     """Issue 44.3 and 44.5, by the real command: a class of two; `--only alice` replaces alice's row and page with
     the same grade (the class's seed), carol's row and page stay byte for byte; progress lines; a report."""
     subs, out, work = tmp_path / "subs", tmp_path / "out", tmp_path / "work"
-    notebooks.write_notebook(notebooks.make_submission(RELEASED, SOURCE), subs / "alice" / SOURCE.name)
-    notebooks.write_notebook(notebooks.read_notebook(RELEASED), subs / "carol" / SOURCE.name)
+    notebook_source.write_notebook(notebooks.make_submission(RELEASED, SOURCE), subs / "alice" / SOURCE.name)
+    notebook_source.write_notebook(notebook_source.read_notebook(RELEASED), subs / "carol" / SOURCE.name)
     (subs / "alice" / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC\n")
     os.makedirs(os.fsencode(subs) + b"/caf\xe9")  # as archive tools make (issue 45.1): its row, not a crash
     command = [sys.executable, "-m", "autograde.grade", ASSIGNMENT, str(subs), "--out", str(out), "--work", str(work),
@@ -270,7 +271,7 @@ def test_an_lms_bulk_download_is_laid_out_a_folder_per_student(tmp_path):
 def test_ctrl_c_while_grading_writes_the_grades_and_says_so(tmp_path, monkeypatch):
     """Issue 44.7: a raw traceback and no grades.csv; now every student not graded is 'grading failed: interrupted'."""
     subs = tmp_path / "subs"
-    notebooks.write_notebook(notebooks.read_notebook(RELEASED), subs / "alice" / SOURCE.name)
+    notebook_source.write_notebook(notebook_source.read_notebook(RELEASED), subs / "alice" / SOURCE.name)
     (subs / "bob").mkdir()
 
     def interrupted(*args, **kwargs):
@@ -300,7 +301,7 @@ def test_a_page_nbgrader_did_not_make_in_time_is_a_fallback_page(tmp_path):
     for student in group.students:
         graded = group.folder / "autograded" / student / ASSIGNMENT / SOURCE.name
         graded.parent.mkdir(parents=True)
-        graded.write_text(json.dumps(notebooks.read_notebook(RELEASED)))
+        graded.write_text(json.dumps(notebook_source.read_notebook(RELEASED)))
     page = group.folder / "feedback" / "alice" / ASSIGNMENT / f"{SOURCE.stem}.html"
     page.parent.mkdir(parents=True)
     page.write_text('<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js?config=x"> </script>')

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograde import notebooks
+from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 CHECKS = REPO / "autograde" / "checks"
@@ -57,11 +58,11 @@ def _statement_signatures(assignment: str) -> dict[str, list]:
     """Each top-level function of the released notebooks' code cells: its signature."""
     found = {}
     for notebook in notebooks.assignment_notebooks(assignment, REPO / "exercises"):
-        for cell in notebooks.read_notebook(notebook)["cells"]:
+        for cell in notebook_source.read_notebook(notebook)["cells"]:
             if cell["cell_type"] != "code":
                 continue
             try:
-                tree = ast.parse(notebooks.cell_source(cell))
+                tree = ast.parse(notebook_source.cell_source(cell))
             except SyntaxError:
                 continue
             for node in tree.body:
@@ -113,6 +114,42 @@ def test_a_call_gets_only_the_standins_it_needs():
         namespace = {}
         exec(compile(source, "<statement>", "exec"), namespace)
         assert set(names) - {"cost_model"} <= set(namespace["STAND_IN"])
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["returns", "raises"])
+def test_with_stand_ins_swaps_for_one_call_and_then_empties_its_private_namespace(fails):
+    """What the rank-side files rely on (they no longer clear it themselves): during the call the notebook's name is
+    the stand-in; after it, returned or raised, the notebook's own function is back and the private namespace that
+    held the stand-ins is empty (a function and its globals are a cycle the GC keeps)."""
+    from autograde.checks._common import statement_source
+    private, notebook = {}, {"delayed_scale": "the learner's"}
+    exec(compile(statement_source("06_mixed_precision", ["delayed_scale"]), "<statement>", "exec"), private)
+    stand_in = private["STAND_IN"]["delayed_scale"]
+
+    def run():
+        assert notebook["delayed_scale"] is stand_in
+        if fails:
+            raise ValueError("the learner's code raised")
+        return "answer"
+
+    if fails:
+        with pytest.raises(ValueError, match="the learner's code raised"):
+            private["with_stand_ins"](notebook, ["delayed_scale"], run)
+    else:
+        assert private["with_stand_ins"](notebook, ["delayed_scale"], run) == "answer"
+    assert notebook == {"delayed_scale": "the learner's"} and private == {}
+
+
+def test_statement_sections_are_read_again_when_the_file_changes(tmp_path, monkeypatch):
+    """statement_sections is cached; a statement file rewritten (a test's, an instructor's edit) is read again."""
+    from autograde.checks import _common
+    monkeypatch.setattr(_common, "CHECKS_DIR", tmp_path)
+    path = tmp_path / "99_example_statement.py"
+    path.write_text("described\n# === a\nA = 1\n")
+    first = _common.statement_sections("99_example")
+    assert dict(first) == {"a": "A = 1\n"} and _common.statement_sections("99_example") is first  # read once
+    path.write_text("described\n# === a\nA = 2\n# === b\n# needs: a\nB = A\n")
+    assert dict(_common.statement_sections("99_example")) == {"a": "A = 2\n", "b": "# needs: a\nB = A\n"}
 
 
 def test_checks_that_hand_standins_over_run_after_the_checks_they_stand_in_for():

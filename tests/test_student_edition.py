@@ -18,6 +18,7 @@ import pytest
 from _course import course_env, running_lab
 
 from autograde import notebooks, student_edition
+from distlab import notebook_source
 
 ROOT = Path(__file__).resolve().parents[1]
 WITHHELD = ["autograde/checks", "tests/variants", "tests/mutants", "tests/hostile"]
@@ -37,8 +38,8 @@ def answers_in(edition: Path) -> list[str]:
     texts = edition_texts(edition)
     found = []
     for notebook in sorted(notebooks.SOLUTIONS.glob("*/*.ipynb")):
-        for grade_id in notebooks.solution_cells(notebook):
-            source = normal(notebooks.solution_source(notebook, grade_id))
+        for grade_id in notebook_source.solution_cells(notebook):
+            source = normal(notebook_source.solution_source(notebook, grade_id))
             found += [f"{path.relative_to(edition)}: solution {grade_id}" for path, text in texts.items()
                       if source in text]
     for name in WITHHELD:
@@ -88,7 +89,7 @@ def test_a_planted_answer_is_found_and_the_command_refuses_it(edition, tmp_path)
     """The checks above can fail: a solution cell pasted into a lesson script, a check module under another name."""
     planted = tmp_path / "planted"
     student_edition.build(planted)
-    solution = notebooks.solution_source(ROOT / "solutions/02_sharding/sharding.ipynb", "Zero2Optimizer")
+    solution = notebook_source.solution_source(ROOT / "solutions/02_sharding/sharding.ipynb", "Zero2Optimizer")
     (planted / "lessons/scripts/helper.py").write_text(solution)
     (planted / "src/distlab/extra.py").write_text((ROOT / "autograde/checks/05_pipeline.py").read_text())
     assert any("solution Zero2Optimizer" in found for found in answers_in(planted))
@@ -107,9 +108,9 @@ def write_tiny_exercise(path: Path, test_source: str) -> None:
     cell = {"cell_type": "code", "execution_count": None, "id": "check", "outputs": [], "source": test_source,
             "metadata": {"nbgrader": {"grade": True, "grade_id": "check", "points": 1, "locked": False,
                                       "schema_version": 3, "solution": False, "task": False}}}
-    notebooks.write_notebook({"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "language": "python",
-                                                                           "display_name": "Python 3"}},
-                              "nbformat": 4, "nbformat_minor": 5}, path)
+    kernelspec = {"name": "python3", "language": "python", "display_name": "Python 3"}
+    notebook_source.write_notebook({"cells": [cell], "metadata": {"kernelspec": kernelspec},
+                                    "nbformat": 4, "nbformat_minor": 5}, path)
 
 
 def test_course_test_runs_the_visible_self_checks_in_the_edition(edition, env, tmp_path):

@@ -92,12 +92,9 @@ def rank_with_statement_f_g(run, statement):
     """run() with the learner's f and g replaced, for the call, by the statement's (the source `statement`:
     `_common.statement_source`, run in a private namespace): one mistake, one deduction (a wrong f costs f's cell, not
     the column layer's too). Layers that do not call f and g by name are unaffected."""
-    private = {}
-    try:
-        exec(compile(statement, "<the statement's versions>", "exec"), private)
-        return private["with_stand_ins"](globals(), ["copy_to_tp_region", "reduce_from_tp_region"], run)
-    finally:
-        private.clear()  # nothing of them outlives the call (a function and its globals are a cycle the GC keeps)
+    private = {}  # with_stand_ins empties it when the call ends
+    exec(compile(statement, "<the statement's versions>", "exec"), private)
+    return private["with_stand_ins"](globals(), ["copy_to_tp_region", "reduce_from_tp_region"], run)
 
 
 def rank_linear(kind, tp, flag, weight, bias, statement, x, upstream):

@@ -160,13 +160,10 @@ def assign_many(cases):
 def spike_cost_alone(amaxes, spike_step, history_len, algo, statement):
     """The learner's spike_cost(amaxes, spike_step, history_len, algo=algo), with the statement's delayed_scale (the
     source `statement`: `_common.statement_source`) in the place of the learner's for this call."""
-    private = {}
-    try:
-        exec(compile(statement, "<the statement's versions>", "exec"), private)
-        return private["with_stand_ins"](globals(), ["delayed_scale"],
-                                         lambda: spike_cost(amaxes, spike_step, history_len, algo=algo))  # noqa: F821
-    finally:
-        private.clear()  # nothing of it outlives the call (a function and its globals are a cycle the GC keeps)
+    private = {}  # with_stand_ins empties it when the call ends
+    exec(compile(statement, "<the statement's versions>", "exec"), private)
+    return private["with_stand_ins"](globals(), ["delayed_scale"],
+                                     lambda: spike_cost(amaxes, spike_step, history_len, algo=algo))  # noqa: F821
 
 
 def _refuse_the_references():

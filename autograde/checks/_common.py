@@ -5,11 +5,14 @@ It raises (AssertionError with a message that names the case) to score 0; what i
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import torch
 
@@ -71,7 +74,8 @@ def checks_of(assignment: str) -> dict:
 
 
 # Sent with every statement_source: the stand-ins' table, and the swap that puts them in the notebook's namespace for
-# one call (the rank-side procedure execs this in a private dict and calls with_stand_ins).
+# one call. The rank-side procedure execs this in a private dict and calls with_stand_ins, which empties that dict
+# when the call ends: nothing of the stand-ins outlives it (a function and its globals are a cycle the GC keeps).
 STAND_IN_PREAMBLE = """
 STAND_IN = {}
 
@@ -85,14 +89,23 @@ def with_stand_ins(namespace, names, run):
         for name in names:
             namespace.pop(name, None)
         namespace.update(saved)
+        globals().clear()  # this private namespace: the stand-ins, STAND_IN, this function
 """
 
 
-def statement_sections(assignment: str) -> dict[str, str]:
+def statement_sections(assignment: str) -> Mapping[str, str]:
     """{name: source} of autograde/checks/<assignment>_statement.py, whose sections start with `# === <name>`
     (what comes before the first is the file's description, never sent); a section's `# needs: a, b` line names the
-    sections it uses."""
-    text = (CHECKS_DIR / f"{assignment}_statement.py").read_text()
+    sections it uses. Read and split once per version of the file (its inode, modification time and size key the
+    cache: a file rewritten, or replaced, is read again), although a check sends sections with every call."""
+    path = CHECKS_DIR / f"{assignment}_statement.py"
+    stat = path.stat()
+    return _sections(path, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _sections(path: Path, inode: int, mtime_ns: int, size: int) -> Mapping[str, str]:
+    text = path.read_text()
     sections, name = {}, None
     for line in text.splitlines(keepends=True):
         if line.startswith("# === "):
@@ -100,7 +113,7 @@ def statement_sections(assignment: str) -> dict[str, str]:
             sections[name] = ""
         elif name is not None:
             sections[name] += line
-    return sections
+    return MappingProxyType(sections)  # shared by every caller: read-only
 
 
 def statement_source(assignment: str, names) -> str:

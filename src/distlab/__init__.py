@@ -38,8 +38,8 @@ _HOMES = {
     "check_prediction": "predict",
     "finish": "shutdown",
 }
-_MODULES = {"comm", "devices", "errors", "exact", "faults", "figures", "launching", "memory", "models", "overlap",
-            "plot", "predict", "serving", "shutdown", "timeline"}
+_MODULES = {"comm", "devices", "errors", "exact", "faults", "figures", "launching", "memory", "models",
+            "notebook_source", "overlap", "plot", "predict", "serving", "shutdown", "timeline", "topology"}
 
 __all__ = ["warm_up", "torchrun", "torchrun_command", "TorchrunFailed", "TorchrunOutput", *_HOMES]
 __version__ = "0.1.0"

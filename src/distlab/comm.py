@@ -71,45 +71,9 @@ import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 from torch.utils._python_dispatch import TorchDispatchMode
 
-POINT_TO_POINT = {"send", "isend", "recv", "irecv", "send_object_list", "recv_object_list"}
-SEND, RECV, RECV_ANY, COLLECTIVE, BARRIER = "send", "recv", "recv_any", "collective", "barrier"
-# The dispatcher's communication operators -> (public name when no public function is on the stack, kind, position
-# of the input argument: what this rank hands in).
-_C10D_OPS = {
-    "send": ("send", SEND, 0), "recv_": ("recv", RECV, None), "recv_any_source_": ("recv", RECV_ANY, None),
-    "barrier": ("barrier", BARRIER, None), "monitored_barrier_": ("monitored_barrier", BARRIER, None),
-    "allreduce_": ("all_reduce", COLLECTIVE, 0), "allreduce_coalesced_": ("all_reduce_coalesced", COLLECTIVE, 0),
-    "allgather_": ("all_gather", COLLECTIVE, 1), "_allgather_base_": ("all_gather_into_tensor", COLLECTIVE, 1),
-    "allgather_coalesced_": ("all_gather_coalesced", COLLECTIVE, 1),
-    "allgather_into_tensor_coalesced_": ("all_gather_into_tensor", COLLECTIVE, 1),
-    "reduce_scatter_": ("reduce_scatter", COLLECTIVE, 1),
-    "_reduce_scatter_base_": ("reduce_scatter_tensor", COLLECTIVE, 1),
-    "reduce_scatter_tensor_coalesced_": ("reduce_scatter_tensor", COLLECTIVE, 1),
-    "alltoall_": ("all_to_all", COLLECTIVE, 1), "alltoall_base_": ("all_to_all_single", COLLECTIVE, 1),
-    "broadcast_": ("broadcast", COLLECTIVE, 0), "reduce_": ("reduce", COLLECTIVE, 0),
-    "gather_": ("gather", COLLECTIVE, 1), "scatter_": ("scatter", COLLECTIVE, 1),
-}
-# Functional collectives (torch.distributed._functional_collectives, DTensor): they return their output.
-_FUNCTIONAL_OPS = {
-    "all_reduce": "all_reduce", "all_reduce_": "all_reduce", "all_reduce_coalesced": "all_reduce",
-    "all_reduce_coalesced_": "all_reduce", "all_gather_into_tensor": "all_gather_into_tensor",
-    "all_gather_into_tensor_coalesced": "all_gather_into_tensor",
-    "all_gather_into_tensor_out": "all_gather_into_tensor",
-    "reduce_scatter_tensor": "reduce_scatter_tensor", "reduce_scatter_tensor_coalesced": "reduce_scatter_tensor",
-    "reduce_scatter_tensor_out": "reduce_scatter_tensor", "all_to_all_single": "all_to_all_single",
-    "broadcast": "broadcast", "broadcast_": "broadcast",
-}
+from .topology import BARRIER, POINT_TO_POINT, RECV, RECV_ANY, SEND, global_rank, op_spec
+
 _TRANSPARENT = {"batch_isend_irecv"}  # named after the P2POps it runs
-
-
-def _op_spec(func):
-    """(fallback name, kind, input position) for a communication operator, None for any other operator."""
-    namespace, _, name = getattr(getattr(func, "_schema", None), "name", "").partition("::")
-    if namespace == "c10d":
-        return _C10D_OPS.get(name)
-    if namespace in ("_c10d_functional", "_c10d_functional_autograd") and name in _FUNCTIONAL_OPS:
-        return _FUNCTIONAL_OPS[name], COLLECTIVE, 0
-    return None
 
 
 def _public_codes() -> dict:
@@ -125,7 +89,7 @@ def _public_codes() -> dict:
 
 
 _PUBLIC = _public_codes()
-_SPECS: dict = {}  # operator -> _op_spec(operator), filled as operators are seen: one look-up per ATen operation
+_SPECS: dict = {}  # operator -> op_spec(operator), filled as operators are seen: one look-up per ATen operation
 
 
 @dataclass
@@ -179,7 +143,7 @@ class count_comm(TorchDispatchMode):  # noqa: N801 - used like a function: `with
         out = func(*args, **(kwargs or {}))
         spec = _SPECS.get(func, False)
         if spec is False:
-            spec = _SPECS[func] = _op_spec(func)
+            spec = _SPECS[func] = op_spec(func)
         if spec is not None:
             self._record(*spec, args, out)
         return out
@@ -219,12 +183,6 @@ def _caller(frame) -> tuple:
             outer, name, inner = frame, public, inner or frame
         frame = frame.f_back
     return name, outer, outer is not inner
-
-
-def global_rank(group, group_rank: int) -> int:
-    """The global rank of the rank `group_rank` of `group` (a process group; None: the default group, whose ranks are
-    the global ranks). Raises ValueError for a group torch.distributed does not know or a rank not in it."""
-    return group_rank if group is None else dist.get_global_rank(group, group_rank)
 
 
 def _global_rank(boxed_group, group_rank: int):

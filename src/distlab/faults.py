@@ -28,6 +28,8 @@ import signal
 import sys
 from dataclasses import dataclass
 
+from .topology import launched_rank
+
 ENV_VAR = "DISTLAB_FAIL_AT"
 _HOWS = ("kill", "raise", "stop")
 
@@ -41,17 +43,6 @@ def kill_this_process() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _current_rank() -> int:
-    """The rank of this process: from the process group if there is one, else torchrun's RANK, else 0."""
-    try:
-        import torch.distributed as dist
-        if dist.is_available() and dist.is_initialized():
-            return dist.get_rank()
-    except ImportError:
-        pass
-    return int(os.environ.get("RANK", "0"))
 
 
 def restart_count() -> int:
@@ -83,7 +74,7 @@ class FailAt:
             raise ValueError(f"FailAt: `attempt` must be None or an int >= 0, got {self.attempt!r}")
 
     def __call__(self, step: int, rank: int | None = None) -> None:
-        rank = _current_rank() if rank is None else rank
+        rank = launched_rank() if rank is None else rank
         if rank != self.rank or step != self.step:
             return
         if self.attempt is not None and restart_count() != self.attempt:

@@ -33,6 +33,8 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .topology import rank_or_zero, world_size_or_one
+
 __all__ = ["ModelConfig", "TinyTransformer", "Block", "Attention", "MLP", "KVCache", "LayerKV", "TensorParallelBlock",
            "tp_generate", "random_batch"]
 
@@ -318,7 +320,7 @@ def tp_generate(model: TinyTransformer, query_head_ids: list[int], kv_head_ids: 
     `TensorParallelBlock` over `tp_group` (default: every rank): (the tokens, the same on every rank and the same as
     `model.generate(prompt, n_new)`'s; this rank's `KVCache`, its KV heads only). Embedding, final LayerNorm and output
     layer stay whole on every rank. Without a process group it is one rank of one (`tp == 1`)."""
-    tp, tp_rank = (dist.get_world_size(tp_group), dist.get_rank(tp_group)) if dist.is_initialized() else (1, 0)
+    tp, tp_rank = world_size_or_one(tp_group), rank_or_zero(tp_group)
     layers = [TensorParallelBlock(block, query_head_ids, kv_head_ids, tp, tp_rank, tp_group) for block in model.blocks]
     cache, tokens, new = KVCache(model.config.n_layers), prompt, prompt
     for _ in range(n_new):

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 import torch
 import torch.distributed as dist
 
-from .comm import global_rank
+from .topology import global_rank, rank_or_zero, world_size_or_one
 
 __all__ = ["Timeline", "plot_timeline", "timeline_summary", "busy_seconds"]
 
@@ -49,8 +49,8 @@ class Timeline:
                  align: bool = True):
         self.clock, self.spans = clock, []
         self.offset, self.uncertainty = 0.0, 0.0  # seconds to add to `clock()` to read rank 0's clock; its error
-        self.rank = dist.get_rank() if dist.is_initialized() else 0
-        align = align and dist.is_initialized() and dist.get_world_size(group) > 1
+        self.rank = rank_or_zero()  # the global rank, whatever the group
+        align = align and world_size_or_one(group) > 1
         if align:
             self.offset, self.uncertainty = _offset_from_rank0(group, rounds, clock)
         origin = torch.tensor([clock()], dtype=torch.float64)  # rank 0's "now" is every rank's zero

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import linecache
 
+from ..topology import RECEIVES, SENDS
 from ._where import is_learners
 
 
@@ -21,7 +22,7 @@ def op_phrase(info: dict) -> str:
     if "peer" not in info:
         return f"`{info['op']}`"
     peer = "any rank" if info["peer"] is None else f"rank {info['peer']}"
-    return f"`{info['op']}` {'to' if info['op'] in ('send', 'isend') else 'from'} {peer}"
+    return f"`{info['op']}` {'to' if info['op'] in SENDS else 'from'} {peer}"
 
 
 def line_phrase(info: dict) -> str:
@@ -75,9 +76,9 @@ def explain_wait(first: int, waited_s: float | None, wheres: dict[int, dict], re
 
 def _cycle_reason(infos: list[dict]) -> str:
     ops = {info["op"] for info in infos}
-    if ops <= {"recv", "irecv"}:
+    if ops <= RECEIVES:
         return "every rank receives before anyone sends"
-    if ops <= {"send", "isend"}:
+    if ops <= SENDS:
         return "every rank sends before anyone receives"
     return "each waits for the next, in a circle"
 

@@ -15,6 +15,8 @@ import sys
 import sysconfig
 import threading
 
+from ..topology import POINT_TO_POINT, global_rank
+
 ASK = signal.SIGUSR2  # "where are you?" (SIGUSR1 asks faulthandler for the raw stacks)
 _C10D_FILE = os.path.join("torch", "distributed", "distributed_c10d.py")
 _DISTLAB = os.path.dirname(os.path.dirname(__file__))  # the whole package, not just this folder
@@ -55,7 +57,6 @@ def _peers(variables: dict, op: str) -> dict:
     `reduce`, `gather` or `scatter` has a `src`/`dst` too, its root: it waits for the whole group all the same)."""
     import torch.distributed as dist
 
-    from ..comm import POINT_TO_POINT, global_rank  # here, as torch is: this module imports nothing heavy at its top
     group = variables.get("group")
     for name in ("src", "dst") if op in POINT_TO_POINT else ():
         if name in variables or f"group_{name}" in variables:
