@@ -21,7 +21,7 @@ import torch
 from autograde import grade as grade_module
 from autograde import notebooks
 from autograde.feedback_html import clean
-from autograde.worker import plain
+from autograde.protocol import plain
 from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
