@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import functools
 import json
 import os
 import re
@@ -153,18 +154,21 @@ def variant_param(v: Variant):
 
 # --- which test cells can see which solution cells: packing mutants into shared submissions ----------------------
 
-def _identifiers(source: str) -> set[str]:
+# Cached: packing asks about the same few hundred cells ~10,000 times (parsing each time took minutes of collection)
+@functools.lru_cache(maxsize=None)
+def _identifiers(source: str) -> frozenset[str]:
     try:
-        return {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+        return frozenset(node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name))
     except SyntaxError:
-        return set(re.findall(r"[A-Za-z_]\w*", source))
+        return frozenset(re.findall(r"[A-Za-z_]\w*", source))
 
 
-def _defined(source: str) -> set[str]:
+@functools.lru_cache(maxsize=None)
+def _defined(source: str) -> frozenset[str]:
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return set(re.findall(r"^(?:def|class)\s+(\w+)", source, re.M))
+        return frozenset(re.findall(r"^(?:def|class)\s+(\w+)", source, re.M))
     names = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -172,7 +176,7 @@ def _defined(source: str) -> set[str]:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return names
+    return frozenset(names)
 
 
 def visible_solution_cells(test_source: str, solutions: dict[str, str]) -> set[str]:
