@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from _mutants import EditDoesNotApply, apply_edit, header_fields, make_edit, mutant_source
+from _mutants import EditDoesNotApply, apply_edit, header_fields, make_edit, mutant_source, shortest_form
 
 from autograde import notebooks
 
@@ -467,6 +467,17 @@ def test_mutant_header_names_real_cells(mutant):
     named = mutant.must_lose + mutant.must_zero + mutant.must_keep
     assert set(named) <= tests, f"{mutant.path.name} names unknown test cells {sorted(set(named) - tests)}"
     assert not set(mutant.must_keep) & set(mutant.must_lose + mutant.must_zero)
+
+
+NOT_YET_EDITS = {"07_inference"}  # its mutants are being rewritten elsewhere: converted with the tool after the merge
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=mutant_id)
+def test_mutant_is_an_edit_unless_a_copy_is_shorter(mutant):
+    if mutant.assignment in NOT_YET_EDITS:
+        pytest.skip(f"{mutant.assignment}: not converted yet")
+    assert mutant.path.read_text() == shortest_form(mutant.path), (
+        f"{mutant.path.name}: its shorter form is not the one stored: `python tests/_mutants.py edit {mutant.path}`")
 
 
 def test_an_edit_gives_back_the_copy_and_names_what_it_cannot_find(tmp_path):
