@@ -20,6 +20,23 @@ A mutant file starts with comment lines that say what it is and what grading mus
     # must-keep: <test cells that must keep full marks>               (optional: shows the tests tell bugs apart)
     # max-seconds: <bound on the seconds grading this submission takes> (optional)
 
+or, where that is shorter, an edit of the solution cell as released (marker lines removed): from a line starting
+with `@@`, the hunks of a unified diff, applied when this file is read; an edit whose lines are no longer in the
+solution cell stops the collection, naming the mutant file and the lines it looked for:
+
+    # replaces: bubble_fraction
+    # wrong: forgets the chunks: (p - 1)/m whatever v
+    # must-lose: bubble_fraction_values
+    @@ -5,3 +5,3 @@
+             if not value > 0:
+                 raise ValueError(f"{name} must be positive, got {value!r}")
+    -    return (num_stages - 1) / (num_chunks * num_microbatches)
+    +    return (num_stages - 1) / num_microbatches
+
+Write a new mutant as a copy of the cell with the bug in, then `python tests/_mutants.py edit <file>` makes it an
+edit when that is shorter (`copy` turns it back, `show` prints what it submits); tests/_mutants.py has the details.
+The submitted cell is the file's text (the header's comment lines included), or the header and the edited cell.
+
 To grade fewer notebooks, mutants of different solution cells share one submission when no test cell that judges
 one of them can see the other's cell (found from the names each cell uses, through the submitted code); a mutant's
 `must-keep` cells that can see another member's cell are then not checked for it. Mutants with `must-zero` or
@@ -43,6 +60,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import functools
 import json
 import os
 import re
@@ -52,6 +70,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from _mutants import EditDoesNotApply, apply_edit, header_fields, make_edit, mutant_source, shortest_form
 
 from autograde import notebooks
 from distlab import notebook_source
@@ -78,14 +97,11 @@ class Mutant:
     path: Path
     replaces: str
     wrong: str
+    source: str  # what it submits as the cell: the file, or its header and its edit applied to the solution cell
     must_lose: list[str] = field(default_factory=list)
     must_zero: list[str] = field(default_factory=list)
     must_keep: list[str] = field(default_factory=list)
     max_seconds: float | None = None
-
-    @property
-    def source(self) -> str:
-        return self.path.read_text()
 
     @property
     def alone(self) -> bool:
@@ -94,26 +110,15 @@ class Mutant:
 
 def parse_header(path: Path) -> dict[str, str]:
     """{key: value} of the comment lines that start a mutant or variant file ("# key: value", continued by "#" lines)."""
-    header = {}
-    key = None
-    for line in path.read_text().splitlines():
-        found = re.match(r"#\s*([a-z-]+):\s*(.*)", line)
-        if found:
-            key = found.group(1)
-            header[key] = found.group(2).strip()
-        elif line.startswith("#") and key:  # a continuation line
-            header[key] += " " + line.lstrip("#").strip()
-        else:
-            break
-    return header
+    return header_fields(path.read_text())
 
 
 def parse_mutant(assignment: str, path: Path) -> Mutant:
     header = parse_header(path)
     names = lambda text: [n.strip() for n in text.split(",") if n.strip()]  # noqa: E731
     return Mutant(assignment, path.stem, path, replaces=header.get("replaces", ""), wrong=header.get("wrong", ""),
-                  must_lose=names(header.get("must-lose", "")), must_zero=names(header.get("must-zero", "")),
-                  must_keep=names(header.get("must-keep", "")),
+                  source=mutant_source(path), must_lose=names(header.get("must-lose", "")),
+                  must_zero=names(header.get("must-zero", "")), must_keep=names(header.get("must-keep", "")),
                   max_seconds=float(header["max-seconds"]) if "max-seconds" in header else None)
 
 
@@ -154,18 +159,21 @@ def variant_param(v: Variant):
 
 # --- which test cells can see which solution cells: packing mutants into shared submissions ----------------------
 
-def _identifiers(source: str) -> set[str]:
+# Cached: packing asks about the same few hundred cells ~10,000 times (parsing each time took minutes of collection)
+@functools.lru_cache(maxsize=None)
+def _identifiers(source: str) -> frozenset[str]:
     try:
-        return {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+        return frozenset(node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name))
     except SyntaxError:
-        return set(re.findall(r"[A-Za-z_]\w*", source))
+        return frozenset(re.findall(r"[A-Za-z_]\w*", source))
 
 
-def _defined(source: str) -> set[str]:
+@functools.lru_cache(maxsize=None)
+def _defined(source: str) -> frozenset[str]:
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return set(re.findall(r"^(?:def|class)\s+(\w+)", source, re.M))
+        return frozenset(re.findall(r"^(?:def|class)\s+(\w+)", source, re.M))
     names = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -173,7 +181,7 @@ def _defined(source: str) -> set[str]:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return names
+    return frozenset(names)
 
 
 def visible_solution_cells(test_source: str, solutions: dict[str, str]) -> set[str]:
@@ -462,6 +470,41 @@ def test_mutant_header_names_real_cells(mutant):
     named = mutant.must_lose + mutant.must_zero + mutant.must_keep
     assert set(named) <= tests, f"{mutant.path.name} names unknown test cells {sorted(set(named) - tests)}"
     assert not set(mutant.must_keep) & set(mutant.must_lose + mutant.must_zero)
+
+
+NOT_YET_EDITS = {"07_inference"}  # its mutants are being rewritten elsewhere: converted with the tool after the merge
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=mutant_id)
+def test_mutant_is_an_edit_unless_a_copy_is_shorter(mutant):
+    if mutant.assignment in NOT_YET_EDITS:
+        pytest.skip(f"{mutant.assignment}: not converted yet")
+    assert mutant.path.read_text() == shortest_form(mutant.path), (
+        f"{mutant.path.name}: its shorter form is not the one stored: `python tests/_mutants.py edit {mutant.path}`")
+
+
+def test_an_edit_gives_back_the_copy_and_names_what_it_cannot_find(tmp_path):
+    cell = 'def f(x):\n    """Twice x."""\n\n    return 2 * x'
+    wrong = 'def f(x):\n    """Twice x."""\n\n    return x\n'
+    edit = make_edit(cell, wrong)
+    assert edit == '@@ -2,3 +2,3 @@\n     """Twice x."""\n\n-    return 2 * x\n+    return x\n'  # a blank line: empty
+    assert apply_edit(cell, edit, "f.py") == wrong
+    assert apply_edit(cell, make_edit(cell, wrong[:-1]), "f.py") == wrong[:-1]  # no final newline: kept
+    with pytest.raises(EditDoesNotApply, match=r"(?s)f\.py: hunk 1 .* are not in it.*\|     return 2 \* x"):
+        apply_edit(cell.replace("2 * x", "x + x"), edit, "f.py")  # the solution changed
+    with pytest.raises(EditDoesNotApply, match="stand in it 2 times"):
+        apply_edit(cell + "\n" + cell, "@@ -4 +4 @@\n-    return 2 * x\n+    return x\n", "f.py")
+    with pytest.raises(EditDoesNotApply, match="starts with 'x'"):
+        apply_edit(cell, edit.replace("+    return x", "x    return x"), "f.py")
+    mutant = tmp_path / ASSIGNMENTS[0] / "stale.py"
+    mutant.parent.mkdir()
+    mutant.write_text(f"# replaces: {next(m.replaces for m in MUTANTS if m.assignment == ASSIGNMENTS[0])}\n"
+                      "# wrong: an edit of a line that is not there\n@@ -1 +1 @@\n-no such line\n+x = 1\n")
+    with pytest.raises(EditDoesNotApply, match=r"(?s)stale\.py: hunk 1 .*\| no such line"):
+        mutant_source(mutant)
+    mutant.write_text(mutant.read_text().replace("\n@@", "\n\n@@"))
+    with pytest.raises(EditDoesNotApply, match="right after the header"):
+        mutant_source(mutant)
 
 
 def test_every_assignment_has_mutants():

@@ -3,12 +3,10 @@
 #   ValueError the statement asks for ("finite and greater than zero"; a visible case now tries them, issue 47.6)
 # must-lose: daly_interval_values
 # must-keep: young_interval_values
-def daly_interval(checkpoint_cost_s, mtbf_s):
-    """Daly (2006): the higher-order optimum checkpoint interval, in seconds; the MTBF when cost >= 2 * MTBF."""
-    for name, value in (("checkpoint_cost_s", checkpoint_cost_s), ("mtbf_s", mtbf_s)):
-        if value <= 0:  # wrong: NaN and inf pass
-            raise ValueError(f"{name} must be a finite number of seconds > 0, got {value!r}")
-    if checkpoint_cost_s >= 2 * mtbf_s:
-        return float(mtbf_s)
-    ratio = checkpoint_cost_s / (2.0 * mtbf_s)
-    return math.sqrt(2.0 * checkpoint_cost_s * mtbf_s) * (1 + math.sqrt(ratio) / 3 + ratio / 9) - checkpoint_cost_s
+@@ -2,5 +2,5 @@
+     """Daly (2006): the higher-order optimum checkpoint interval, in seconds; the MTBF when cost >= 2 * MTBF."""
+     for name, value in (("checkpoint_cost_s", checkpoint_cost_s), ("mtbf_s", mtbf_s)):
+-        if not (math.isfinite(value) and value > 0):
++        if value <= 0:  # wrong: NaN and inf pass
+             raise ValueError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+     if checkpoint_cost_s >= 2 * mtbf_s:

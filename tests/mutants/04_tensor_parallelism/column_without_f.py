@@ -2,39 +2,10 @@
 # wrong: the column layer forgets f: each rank's x.grad is only the part that flows through its own output features
 # must-lose: column_parallel_matches_linear, column_parallel_gather_output_backward, tp_mlp_matches_single_process
 # must-keep: row_parallel_matches_linear, copy_to_tp_region_forward_backward, parallel_linear_rejects_indivisible
-class ColumnParallelLinear(nn.Module):
-    """Y = X A^T + b with A split by rows (output features) over `group` (Megatron-LM §3, Fig. 3a)."""
-
-    def __init__(self, weight, bias, group=None, gather_output=False):
-        super().__init__()
-        self.weight = nn.Parameter(weight)
-        self.bias = None if bias is None else nn.Parameter(bias)
-        self.group, self.gather_output = group, gather_output
-
-    @classmethod
-    def from_linear(cls, linear, group=None, gather_output=False):
-        t, r = dist.get_world_size(group), dist.get_rank(group)
-        if linear.out_features % t:
-            raise ValueError(f"out_features={linear.out_features} is not divisible by the {t} ranks of the group")
-        rows = slice(r * linear.out_features // t, (r + 1) * linear.out_features // t)
-        bias = None if linear.bias is None else linear.bias.detach()[rows].clone()
-        return cls(linear.weight.detach()[rows].clone(), bias, group, gather_output)
-
-    def forward(self, x):
-        group = self.group
-        y = F.linear(x, self.weight, self.bias)
-        if not self.gather_output:
-            return y
-
-        class GatherFromTPRegion(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, part):
-                parts = [torch.empty_like(part) for _ in range(dist.get_world_size(group))]
-                dist.all_gather(parts, part.contiguous(), group=group)
-                return torch.cat(parts, dim=-1)
-
-            @staticmethod
-            def backward(ctx, grad):
-                return grad.chunk(dist.get_world_size(group), dim=-1)[dist.get_rank(group)].contiguous()
-
-        return GatherFromTPRegion.apply(y)
+@@ -19,5 +19,5 @@
+     def forward(self, x):
+         group = self.group
+-        y = F.linear(copy_to_tp_region(x, group), self.weight, self.bias)
++        y = F.linear(x, self.weight, self.bias)
+         if not self.gather_output:
+             return y

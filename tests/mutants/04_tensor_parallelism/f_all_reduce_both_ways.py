@@ -2,19 +2,12 @@
 # wrong: f all-reduces in both directions (forward too): the full input becomes t times itself
 # must-lose: copy_to_tp_region_forward_backward, tp_mlp_matches_single_process
 # must-keep: reduce_from_tp_region_forward_backward, column_parallel_matches_linear, row_parallel_matches_linear
-def copy_to_tp_region(x, group=None):
-    """f (Megatron-LM §3): identity in the forward pass, all-reduce (sum over `group`) of the gradient backward."""
-    class CopyToTPRegion(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            total = x.clone()
-            dist.all_reduce(total, group=group)
-            return total
+@@ -4,5 +4,7 @@
+         @staticmethod
+         def forward(ctx, x):
+-            return x.view_as(x)  # a new tensor object, the same values
++            total = x.clone()
++            dist.all_reduce(total, group=group)
++            return total
 
-        @staticmethod
-        def backward(ctx, grad):
-            grad = grad.clone()  # all_reduce works in place; autograd may still need the incoming gradient
-            dist.all_reduce(grad, group=group)
-            return grad
-
-    return CopyToTPRegion.apply(x)
+         @staticmethod

@@ -3,19 +3,12 @@
 #   same on every rank) but every backward pays an all-reduce it does not need; the check counts what each pass moves
 # must-lose: reduce_from_tp_region_forward_backward
 # must-keep: copy_to_tp_region_forward_backward, column_parallel_matches_linear
-def reduce_from_tp_region(x, group=None):
-    """g (Megatron-LM §3): all-reduce (sum over `group`) in the forward pass, identity for the gradient backward."""
-    class ReduceFromTPRegion(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            total = x.clone()
-            dist.all_reduce(total, group=group)
-            return total
+@@ -10,5 +10,7 @@
+         @staticmethod
+         def backward(ctx, grad):
+-            return grad
++            grad = grad.clone()
++            dist.all_reduce(grad, group=group)  # BUG: the gradient is already the same everywhere
++            return grad / dist.get_world_size(group)
 
-        @staticmethod
-        def backward(ctx, grad):
-            grad = grad.clone()
-            dist.all_reduce(grad, group=group)  # BUG: the gradient is already the same everywhere
-            return grad / dist.get_world_size(group)
-
-    return ReduceFromTPRegion.apply(x)
+     return ReduceFromTPRegion.apply(x)

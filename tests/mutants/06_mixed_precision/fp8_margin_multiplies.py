@@ -3,24 +3,21 @@
 #   (spike_cost is judged with the statement's delayed_scale: one mistake, one deduction, issue 47.11)
 # must-lose: delayed_scale_formula
 # must-keep: spike_cost_margin, spike_cost_steps, delayed_scale_keeps_previous_scale, delayed_scale_rejects_bad_input
-def delayed_scale(amax_history, fp8_max, margin=0, algo="max", previous_scale=1.0):
-    """Transformer Engine's delayed scaling: (fp8_max / amax) / 2^margin, amax from the earlier steps' amaxes."""
-    if not (fp8_max > 0 and math.isfinite(fp8_max)):
-        raise ValueError(f"fp8_max must be positive and finite, got {fp8_max!r}")
-    if type(margin) is not int or margin < 0:
-        raise ValueError(f"margin must be a non-negative int, got {margin!r}")
-    if algo not in ("max", "most_recent"):
-        raise ValueError(f"algo must be 'max' or 'most_recent', got {algo!r}")
-    if any(amax < 0 for amax in amax_history):
-        raise ValueError(f"amax_history holds a negative amax: {list(amax_history)}")
-    if not amax_history:
-        return previous_scale
-    if algo == "most_recent":
-        amax = amax_history[-1]
-    else:
-        amax = math.nan if any(math.isnan(a) for a in amax_history) else max(amax_history)
-    if not (amax > 0 and math.isfinite(amax)):
-        return previous_scale
-    scale = fp8_max / amax * 2**margin
-    fp32_max = torch.finfo(torch.float32).max
-    return fp32_max if scale > fp32_max else float(scale)
+@@ -10,12 +10,12 @@
+         raise ValueError(f"amax_history holds a negative amax: {list(amax_history)}")
+     if not amax_history:
+-        return previous_scale  # no amax seen yet
++        return previous_scale
+     if algo == "most_recent":
+         amax = amax_history[-1]
+     else:
+-        amax = math.nan if any(math.isnan(a) for a in amax_history) else max(amax_history)  # as torch.max
++        amax = math.nan if any(math.isnan(a) for a in amax_history) else max(amax_history)
+     if not (amax > 0 and math.isfinite(amax)):
+-        return previous_scale  # 0, inf or NaN: nothing to go by
+-    scale = fp8_max / amax / 2**margin
++        return previous_scale
++    scale = fp8_max / amax * 2**margin
+     fp32_max = torch.finfo(torch.float32).max
+-    return fp32_max if scale > fp32_max else float(scale)  # inf in fp32, where Transformer Engine computes it
++    return fp32_max if scale > fp32_max else float(scale)
