@@ -2,7 +2,7 @@
 # wrong: "most_recent" takes the largest of the history too, as "max" does
 #   (spike_cost is judged with the statement's delayed_scale: one mistake, one deduction, issue 47.11)
 # must-lose: delayed_scale_formula
-# must-keep: spike_cost_margin, spike_cost_steps, delayed_scale_rejects_bad_input
+# must-keep: spike_cost_margin, spike_cost_steps, delayed_scale_rejects_bad_input, spike_cost_rejects_bad_input
 def delayed_scale(amax_history, fp8_max, margin=0, algo="max", previous_scale=1.0):
     """Transformer Engine's delayed scaling: (fp8_max / amax) / 2^margin, amax from the earlier steps' amaxes."""
     if not (fp8_max > 0 and math.isfinite(fp8_max)):

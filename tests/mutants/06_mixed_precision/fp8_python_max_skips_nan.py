@@ -1,7 +1,8 @@
 # replaces: delayed_scale
 # wrong: Python's max() over the history: a NaN after the first amax is skipped instead of making amax NaN
 # must-lose: delayed_scale_keeps_previous_scale
-# must-keep: delayed_scale_formula, spike_cost_margin, spike_cost_steps, delayed_scale_rejects_bad_input
+# must-keep: delayed_scale_formula, spike_cost_margin, spike_cost_steps, delayed_scale_rejects_bad_input,
+#   spike_cost_rejects_bad_input
 def delayed_scale(amax_history, fp8_max, margin=0, algo="max", previous_scale=1.0):
     """Transformer Engine's delayed scaling: (fp8_max / amax) / 2^margin, amax from the earlier steps' amaxes."""
     if not (fp8_max > 0 and math.isfinite(fp8_max)):

@@ -2,7 +2,8 @@
 # wrong: no delay: a step's window ends with its own amax (the steps up to and including it), so a spike is always
 #   absorbed by a margin of 0, and it sets the scale of history_len - 1 later steps instead of history_len
 # must-lose: spike_cost_margin, spike_cost_steps
-# must-keep: delayed_scale_formula, delayed_scale_keeps_previous_scale, delayed_scale_rejects_bad_input
+# must-keep: delayed_scale_formula, delayed_scale_keeps_previous_scale, spike_cost_rejects_bad_input,
+#   delayed_scale_rejects_bad_input
 def spike_cost(amaxes, spike_step, history_len, algo="max"):
     """(the smallest margin with which step spike_step does not saturate, how many later steps its amax scales)."""
     if any(not (amax > 0 and math.isfinite(amax)) for amax in amaxes):

@@ -1,8 +1,8 @@
 # replaces: spike_cost
 # wrong: checks spike_step with isinstance(spike_step, int), which a bool passes: spike_step=True is taken as
 #   step 1, where the statement rejects a bool
-# must-lose: delayed_scale_rejects_bad_input
-# must-keep: spike_cost_margin, spike_cost_steps
+# must-lose: spike_cost_rejects_bad_input
+# must-keep: spike_cost_margin, spike_cost_steps, delayed_scale_rejects_bad_input
 def spike_cost(amaxes, spike_step, history_len, algo="max"):
     """(the smallest margin with which step spike_step does not saturate, how many later steps its amax scales)."""
     if any(not (amax > 0 and math.isfinite(amax)) for amax in amaxes):

@@ -1,7 +1,7 @@
 # replaces: spike_cost
 # wrong: the steps are counted as with "max" whatever algo is: "most_recent" holds a spike for history_len steps too
 # must-lose: spike_cost_steps
-# must-keep: spike_cost_margin, delayed_scale_rejects_bad_input
+# must-keep: spike_cost_margin, spike_cost_rejects_bad_input, delayed_scale_rejects_bad_input
 def spike_cost(amaxes, spike_step, history_len, algo="max"):
     """(the smallest margin with which step spike_step does not saturate, how many later steps its amax scales)."""
     if any(not (amax > 0 and math.isfinite(amax)) for amax in amaxes):
