@@ -159,12 +159,10 @@ def test_checks_that_hand_standins_over_run_after_the_checks_they_stand_in_for()
     before_after = {"04_tensor_parallelism": (["copy_to_tp_region_forward_backward",
                                                "reduce_from_tp_region_forward_backward", "tp_mlp_matches_single_process"],
                                               ["column_parallel_matches_linear", "row_parallel_splits_full_input"]),
-                    # 06: delayed_scale's formula cells run before spike_cost's; its bad-input cell, which also
-                    # judges spike_cost's, after them (a spike_cost that loops on a bad input is then not run again:
-                    # run first, that cell would cost spike_cost's two value cells too). What is left open: a
-                    # spike_cost that keeps the delayed_scale it was handed could answer that cell's delayed_scale
-                    # cases with it (at most its 1 point, and only with spike_cost's own cases right).
-                    "06_mixed_precision": (["delayed_scale_formula", "delayed_scale_keeps_previous_scale"],
+                    # 06: every delayed_scale cell runs before spike_cost's (its bad-input cell too: spike_cost's bad
+                    # inputs have their own cell, after them; mutant spike_keeps_the_stand_in)
+                    "06_mixed_precision": (["delayed_scale_formula", "delayed_scale_keeps_previous_scale",
+                                            "delayed_scale_rejects_bad_input"],
                                            ["spike_cost_margin", "spike_cost_steps"]),
                     "07_inference": (["decode_step_time_rejects_bad_input", "prefill_time_compute_bound",
                                       "prefill_time_chunks_in_a_pipeline", "prefill_time_rejects_bad_input"],

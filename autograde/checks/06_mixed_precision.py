@@ -507,6 +507,41 @@ def delayed_scale_keeps_previous_scale(student):
           "one): previous_scale; 2 with a NaN before a 'most_recent' amax: the formula")
 
 
+def _rejects(student, bad, valid):
+    """Each (name, args, kwargs, argument) of `bad` raises ValueError naming the argument; each call of `valid` runs."""
+    for name, args, kwargs, argument in bad:
+        error = assert_raises(student, ValueError, name, *args, **kwargs)
+        shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+        assert argument in error.message, (f"{name}({shown}) raised ValueError({error.message!r}): the message must "
+                                           f"name the argument, {argument}")
+    for name, args, kwargs in valid:
+        try:
+            student.call(name, *args, **kwargs)
+        except StudentError:
+            print(f"{name}{args} {kwargs} is valid, but raised (its traceback below)")
+            raise
+    print(f"{len(bad)} bad arguments raise ValueError naming the argument; {len(valid)} valid extremes do not")
+
+
+@check  # before spike_cost's checks, which hand the statement's delayed_scale to the learner's spike_cost: no stand-in
+def delayed_scale_rejects_bad_input(student):  # it could have kept can answer these (and spike_cost has its own cell)
+    """delayed_scale raises ValueError naming the argument that is wrong."""
+    bad = [("delayed_scale", ([1.0], 0.0), {}, "fp8_max"), ("delayed_scale", ([1.0], -448.0), {}, "fp8_max"),
+           ("delayed_scale", ([1.0], math.inf), {}, "fp8_max"), ("delayed_scale", ([1.0], math.nan), {}, "fp8_max"),
+           ("delayed_scale", ([1.0], 448.0), dict(margin=-1), "margin"),
+           ("delayed_scale", ([1.0], 448.0), dict(margin=0.5), "margin"),
+           ("delayed_scale", ([1.0], 448.0), dict(margin=2.0), "margin"),
+           ("delayed_scale", ([1.0], 448.0), dict(margin=True), "margin"),  # a bool is not an int here (47.9)
+           ("delayed_scale", ([1.0], 448.0), dict(algo="mean"), "algo"),
+           ("delayed_scale", ([1.0], 448.0), dict(algo="MAX"), "algo"),
+           ("delayed_scale", ([1.0], 448.0), dict(algo=None), "algo"),
+           ("delayed_scale", ([1.0, -2.0, 3.0], 448.0), {}, "amax_history"),
+           ("delayed_scale", ([-0.5], 448.0), dict(algo="most_recent"), "amax_history"),
+           ("delayed_scale", ([-1.0, 2.0], 448.0), dict(algo="most_recent"), "amax_history")]
+    _rejects(student, bad, [("delayed_scale", ([0.0], 1e-30), dict(margin=40)),
+                            ("delayed_scale", ([], 448.0), dict(algo="most_recent"))])
+
+
 def reference_amax(history, algo):
     if not history:
         return "missing (an empty history)"
@@ -598,21 +633,9 @@ def spike_cost_steps(student):
 
 
 @check
-def delayed_scale_rejects_bad_input(student):
-    """delayed_scale and spike_cost raise ValueError naming the argument that is wrong."""
-    bad = [("delayed_scale", ([1.0], 0.0), {}, "fp8_max"), ("delayed_scale", ([1.0], -448.0), {}, "fp8_max"),
-           ("delayed_scale", ([1.0], math.inf), {}, "fp8_max"), ("delayed_scale", ([1.0], math.nan), {}, "fp8_max"),
-           ("delayed_scale", ([1.0], 448.0), dict(margin=-1), "margin"),
-           ("delayed_scale", ([1.0], 448.0), dict(margin=0.5), "margin"),
-           ("delayed_scale", ([1.0], 448.0), dict(margin=2.0), "margin"),
-           ("delayed_scale", ([1.0], 448.0), dict(margin=True), "margin"),  # a bool is not an int here (47.9)
-           ("delayed_scale", ([1.0], 448.0), dict(algo="mean"), "algo"),
-           ("delayed_scale", ([1.0], 448.0), dict(algo="MAX"), "algo"),
-           ("delayed_scale", ([1.0], 448.0), dict(algo=None), "algo"),
-           ("delayed_scale", ([1.0, -2.0, 3.0], 448.0), {}, "amax_history"),
-           ("delayed_scale", ([-0.5], 448.0), dict(algo="most_recent"), "amax_history"),
-           ("delayed_scale", ([-1.0, 2.0], 448.0), dict(algo="most_recent"), "amax_history"),
-           ("spike_cost", ([1.0, 0.0, 2.0], 2, 1), {}, "amaxes"), ("spike_cost", ([1.0, -2.0], 1, 1), {}, "amaxes"),
+def spike_cost_rejects_bad_input(student):
+    """spike_cost raises ValueError naming the argument that is wrong."""
+    bad = [("spike_cost", ([1.0, 0.0, 2.0], 2, 1), {}, "amaxes"), ("spike_cost", ([1.0, -2.0], 1, 1), {}, "amaxes"),
            ("spike_cost", ([1.0, math.inf], 1, 1), {}, "amaxes"),
            ("spike_cost", ([math.nan, 1.0, 2.0], 2, 1), {}, "amaxes"),
            ("spike_cost", ([1.0, 2.0], 0, 1), {}, "spike_step"), ("spike_cost", ([1.0, 2.0], 2, 1), {}, "spike_step"),
@@ -627,21 +650,8 @@ def delayed_scale_rejects_bad_input(student):
            ("spike_cost", ([1.0, 2.0], 1, True), {}, "history_len"),
            ("spike_cost", ([1.0, 2.0], 1, 1), dict(algo="mean"), "algo"),
            ("spike_cost", ([1.0, 2.0], 1, 1), dict(algo="MOST_RECENT"), "algo")]
-    for name, args, kwargs, argument in bad:
-        error = assert_raises(student, ValueError, name, *args, **kwargs)
-        shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
-        assert argument in error.message, (f"{name}({shown}) raised ValueError({error.message!r}): the message must "
-                                           f"name the argument, {argument}")
-    for name, args, kwargs in [("delayed_scale", ([0.0], 1e-30), dict(margin=40)),
-                               ("delayed_scale", ([], 448.0), dict(algo="most_recent")),
-                               ("spike_cost", ([1e-30, 1e30], 1, 1), {}),
-                               ("spike_cost", ([2.0, 1.0, 5.0], 2, 10**6), dict(algo="most_recent"))]:
-        try:
-            student.call(name, *args, **kwargs)
-        except StudentError:
-            print(f"{name}{args} {kwargs} is valid, but raised (its traceback below)")
-            raise
-    print(f"{len(bad)} bad arguments raise ValueError naming the argument; 4 valid extremes do not")
+    _rejects(student, bad, [("spike_cost", ([1e-30, 1e30], 1, 1), {}),
+                            ("spike_cost", ([2.0, 1.0, 5.0], 2, 10**6), dict(algo="most_recent"))])
 
 
 # --- the buckets: DDP's own, from its reducer and from its bucketing function ---------------------------------------

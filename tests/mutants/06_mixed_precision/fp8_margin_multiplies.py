@@ -2,7 +2,8 @@
 # wrong: multiplies by 2^margin instead of dividing: a margin makes the scale larger, not smaller
 #   (spike_cost is judged with the statement's delayed_scale: one mistake, one deduction, issue 47.11)
 # must-lose: delayed_scale_formula
-# must-keep: spike_cost_margin, spike_cost_steps, delayed_scale_keeps_previous_scale, delayed_scale_rejects_bad_input
+# must-keep: spike_cost_margin, spike_cost_steps, delayed_scale_keeps_previous_scale,
+#   delayed_scale_rejects_bad_input, spike_cost_rejects_bad_input
 @@ -10,12 +10,12 @@
          raise ValueError(f"amax_history holds a negative amax: {list(amax_history)}")
      if not amax_history:

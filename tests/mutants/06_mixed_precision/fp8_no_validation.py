@@ -1,7 +1,8 @@
 # replaces: delayed_scale
 # wrong: no validation: bad fp8_max, margin, algo and negative amaxes are accepted
 # must-lose: delayed_scale_rejects_bad_input
-# must-keep: delayed_scale_formula, delayed_scale_keeps_previous_scale, spike_cost_margin, spike_cost_steps
+# must-keep: delayed_scale_formula, delayed_scale_keeps_previous_scale, spike_cost_margin, spike_cost_steps,
+#   spike_cost_rejects_bad_input
 def delayed_scale(amax_history, fp8_max, margin=0, algo="max", previous_scale=1.0):
     """Transformer Engine's delayed scaling: (fp8_max / amax) / 2^margin, amax from the earlier steps' amaxes."""
     if not amax_history:

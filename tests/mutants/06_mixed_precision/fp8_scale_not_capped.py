@@ -1,7 +1,8 @@
 # replaces: delayed_scale
 # wrong: no cap: for a tiny amax it returns a scale above the largest fp32 number (inf in fp32)
 # must-lose: delayed_scale_formula
-# must-keep: delayed_scale_keeps_previous_scale, spike_cost_margin, spike_cost_steps, delayed_scale_rejects_bad_input
+# must-keep: delayed_scale_keeps_previous_scale, spike_cost_margin, spike_cost_steps,
+#   delayed_scale_rejects_bad_input, spike_cost_rejects_bad_input
 @@ -10,12 +10,12 @@
          raise ValueError(f"amax_history holds a negative amax: {list(amax_history)}")
      if not amax_history:

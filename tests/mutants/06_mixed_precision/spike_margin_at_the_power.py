@@ -1,7 +1,7 @@
 # replaces: spike_cost
 # wrong: saturation taken as amax >= 2^margin * chosen instead of >: a jump of exactly 2^k asks for k + 1
 # must-lose: spike_cost_margin
-# must-keep: spike_cost_steps, delayed_scale_rejects_bad_input
+# must-keep: spike_cost_steps, spike_cost_rejects_bad_input, delayed_scale_rejects_bad_input
 @@ -15,5 +15,5 @@
 
      margin = 0

@@ -1,7 +1,7 @@
 # replaces: spike_cost
 # wrong: the margin is log2 of the jump rounded to the nearest int, not rounded up: a jump of 2.5 gets 1, not 2
 # must-lose: spike_cost_margin
-# must-keep: spike_cost_steps, delayed_scale_rejects_bad_input
+# must-keep: spike_cost_steps, spike_cost_rejects_bad_input, delayed_scale_rejects_bad_input
 @@ -14,7 +14,5 @@
          return window[-1] if algo == "most_recent" else max(window)
 

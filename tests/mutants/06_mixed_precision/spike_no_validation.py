@@ -1,7 +1,7 @@
 # replaces: spike_cost
 # wrong: no validation: amaxes of 0, inf or NaN, a spike_step out of range and a bad history_len or algo are taken
-# must-lose: delayed_scale_rejects_bad_input
-# must-keep: spike_cost_margin, spike_cost_steps, delayed_scale_formula
+# must-lose: spike_cost_rejects_bad_input
+# must-keep: spike_cost_margin, spike_cost_steps, delayed_scale_formula, delayed_scale_rejects_bad_input
 def spike_cost(amaxes, spike_step, history_len, algo="max"):
     """(the smallest margin with which step spike_step does not saturate, how many later steps its amax scales)."""
     def chosen(step):  # the amax that step's scale is computed from: its window holds the steps before it
