@@ -748,12 +748,15 @@ def compare_arrivals(student, logits, k, capacity, any_order=False):
 def dispatch_plan_routes_top_k(student):
     """dispatch_plan sends each choice to the rank holding its expert: each token's k largest logits (largest first,
     ties to the lower index), from every source rank, when every expert has room (rows compared in any order)."""
+    # The statement's example first: with 1 rank, or 1 expert a rank (5 in 9 drawn cases), experts striped over the
+    # ranks (e % ranks) sit where blocks put them, and no drawn case need tell the two apart
+    compare_arrivals(student, EXAMPLE_LOGITS, 2, 10, any_order=True)
     draw = generator("dispatch_plan_routes_top_k")
     for case in range(12):
         logits, k, _ = plan_case(draw, ties=case % 2 == 1)
         compare_arrivals(student, logits, k, logits.shape[0] * logits.shape[1], any_order=True)  # room for all
-    print("12 dispatches with room for every choice (half with tied logits): every source's right experts, each at "
-          "the rank holding it")
+    print("the statement's example and 12 drawn dispatches with room for every choice (half with tied logits): every "
+          "source's right experts, each at the rank holding it")
 
 
 @check
