@@ -137,7 +137,8 @@ def reference_best(m, hw, num_devices, slo_ms, context_len, max_batch=1024, ttft
 
 # What each part calls of the earlier ones: the sandbox puts the statement's in their place for the call, so that a
 # mistake in an earlier part costs only that part's cells (07_inference_ranks.isolated_call)
-EARLIER = {"decode_step_time": ["kv_cache_bytes_per_token", "shard_heads"],
+EARLIER = {"kv_cache_bytes_per_token": ["shard_heads"],
+           "decode_step_time": ["kv_cache_bytes_per_token", "shard_heads"],
            "prefill_time": ["shard_heads"],
            "best_config": ["kv_cache_bytes_per_token", "shard_heads", "decode_step_time", "prefill_time"]}
 
@@ -189,26 +190,7 @@ def assert_seconds(got, expected, where, rel=REL):
     assert math.isclose(got, expected, rel_tol=rel), f"{where}: got {got!r} s, expected {expected!r} s"
 
 
-# --- Part 1: KV cache bytes ---------------------------------------------------------------------------------
-
-@check
-def kv_cache_bytes_published_models(student):
-    """kv_cache_bytes_per_token gives the published models' KV bytes per token (Llama 2 and Llama 3), as an int."""
-    cases = [("Llama-3-8B", (32, 8, 128)), ("Llama-3-70B", (80, 8, 128)), ("Llama-3-405B", (126, 8, 128)),
-             ("Llama-2-7B", (32, 32, 128)), ("Llama-2-13B", (40, 40, 128)), ("Llama-2-70B", (80, 8, 128)),
-             ("Llama-3-8B in fp32", (32, 8, 128, 4)), ("Llama-3-70B in FP8", (80, 8, 128, 1)),
-             ("a one-layer MQA model", (1, 1, 64))]
-    for label, args in cases:
-        got = call(student, "kv_cache_bytes_per_token", *args)
-        expected = reference_kv_bytes(*args)
-        where = f"{label}: {shown('kv_cache_bytes_per_token', args)}"
-        assert type(got) is int, f"{where}: expected an int, got {got!r}"
-        assert got == expected, f"{where}: got {got}, expected {expected}"
-    print("Llama 2 7B/13B/70B and Llama 3 8B/70B/405B: " + ", ".join(
-        f"{reference_kv_bytes(*args) // 1024} KiB" for _, args in cases[:6]) + " per token (bf16)")
-
-
-# --- Part 2: shard_heads ------------------------------------------------------------------------------------
+# --- Part 1: shard_heads ------------------------------------------------------------------------------------
 
 def assert_layouts(student, layouts):
     for n_heads, n_kv_heads, tp in layouts:
@@ -277,6 +259,111 @@ def tp_decode_matches_single_process(student):
                 f"{where}, rank {rank}: its KV cache holds {result['kv_bytes']} bytes, its {len(kv)} KV head(s) "
                 f"need {kv_bytes}")
         print(f"{where}: {n_new} tokens identical to one process; each rank caches {len(kv)} KV head(s)")
+
+
+# --- Part 2: the KV cache a device holds ----------------------------------------------------------------------------
+
+def reference_device_kv_bytes(m, tp, pp, rank):
+    """KV bytes per token on device `rank` of a tp x pp replica (tensor-parallel ranks next to each other, the first
+    n_layers % pp stages a layer more), or None where a ValueError is expected."""
+    heads = reference_shard_heads(m["n_heads"], m["n_kv_heads"], tp, rank % tp) if tp > 0 else None
+    if heads is None or not 1 <= pp <= m["n_layers"] or not 0 <= rank < tp * pp:
+        return None
+    stage = rank // tp
+    layers = m["n_layers"] // pp + (1 if stage < m["n_layers"] % pp else 0)
+    return reference_kv_bytes(layers, len(heads[1]), m["head_dim"], m["bytes_per_param"])
+
+
+def assert_device_kv_bytes(student, layouts):
+    """Every device of each (model, tp, pp) layout, in one call to the sandbox (with the statement's shard_heads)."""
+    every = student.call("isolated_call", "every_device_kv_bytes", [layouts], {}, EARLIER["kv_cache_bytes_per_token"],
+                         statement("kv_cache_bytes_per_token"))
+    for (m, tp, pp), got in zip(layouts, every, strict=True):
+        expected = [reference_device_kv_bytes(m, tp, pp, rank) for rank in range(tp * pp)]
+        if got != expected:
+            rank = next((r for r, (g, e) in enumerate(zip(got, expected)) if g != e), 0)
+            raise AssertionError(
+                f"{shown('kv_cache_bytes_per_token', (m, tp, pp, rank))}: got {got[rank]!r}, expected {expected[rank]} "
+                f"(tp={tp} x pp={pp}, {m['n_layers']} layers, {m['n_heads']} query heads, {m['n_kv_heads']} KV heads; "
+                f"every device: got {got}, expected {expected})"[:1500])
+
+
+@check
+def kv_cache_bytes_published_models(student):
+    """kv_cache_bytes_per_token on one device (tp = pp = 1): the published models' KV bytes per token, as an int."""
+    cases = [("Llama-3-8B", LLAMA3_8B), ("Llama-3-70B", LLAMA3_70B), ("Llama-3-405B", LLAMA3_405B),
+             ("Llama-2-7B", LLAMA2_7B), ("Llama-2-13B", LLAMA2_13B), ("Llama-2-70B", LLAMA2_70B),
+             ("Llama-3-8B in fp32", dict(LLAMA3_8B, bytes_per_param=4)),
+             ("Llama-3-70B in FP8", dict(LLAMA3_70B, bytes_per_param=1)),
+             ("a one-layer MQA model", model(1e8, 1, 512, 8, 1, head_dim=64))]
+    for label, m in cases:
+        for args in [(m,), (m, 1, 1, 0)]:
+            got = call(student, "kv_cache_bytes_per_token", *args)
+            expected = reference_device_kv_bytes(m, 1, 1, 0)
+            where = f"{label}: {shown('kv_cache_bytes_per_token', args)}"
+            assert type(got) is int, f"{where}: expected an int, got {got!r}"
+            assert got == expected, f"{where}: got {got}, expected {expected}"
+    print("Llama 2 7B/13B/70B and Llama 3 8B/70B/405B: " + ", ".join(
+        f"{reference_device_kv_bytes(m, 1, 1, 0) // 1024} KiB" for _, m in cases[:6]) + " per token (bf16)")
+
+
+def drawn_layouts(label, count, uneven):
+    """`count` (model, tp, pp) drawn for this grading: 1 to 16 KV heads, 1 to 8 query heads each, head_dim 64 or 128,
+    2 or 1 bytes; pp dividing n_layers (uneven=False) or not; tp any that shard_heads accepts, or (uneven) one that
+    divides the KV heads, so that these cases judge the layers alone."""
+    draw, layouts = generator(label), []
+    while len(layouts) < count:
+        n_kv_heads = 2 ** draw_int(draw, 0, 4)
+        n_heads = n_kv_heads * draw_int(draw, 1, 8)
+        n_layers = draw_int(draw, 2, 40)
+        m = model(1e9, n_layers, 1024, n_heads, n_kv_heads, head_dim=(64, 128)[draw_int(draw, 0, 1)],
+                  bytes_per_param=draw_int(draw, 1, 2))
+        tps = [t for t in range(1, n_heads + 1) if reference_shard_heads(n_heads, n_kv_heads, t, 0) is not None
+               and (not uneven or n_kv_heads % t == 0)]
+        pps = [p for p in range(1, min(n_layers, 8) + 1) if (n_layers % p != 0) == uneven]
+        if not pps:
+            continue
+        layouts.append((m, tps[draw_int(draw, 0, len(tps) - 1)], pps[draw_int(draw, 0, len(pps) - 1)]))
+    return layouts
+
+
+@check
+def kv_cache_bytes_of_a_rank(student):
+    """kv_cache_bytes_per_token on every device of a replica whose stages hold as many layers: its stage's layers and
+    the KV heads shard_heads gives its tensor-parallel rank, a replicated KV head included."""
+    layouts = [(LLAMA3_70B, 8, 1), (LLAMA3_70B, 4, 2), (LLAMA3_70B, 1, 8), (LLAMA3_70B, 16, 1), (LLAMA3_70B, 32, 2),
+               (LLAMA3_405B, 8, 2), (LLAMA3_405B, 64, 1), (LLAMA2_7B, 4, 4), (LLAMA2_13B, 5, 1), (LLAMA2_70B, 2, 4),
+               (dict(LLAMA3_8B, n_kv_heads=1), 4, 2), (dict(LLAMA3_8B, n_kv_heads=2, bytes_per_param=1), 8, 2)]
+    layouts += drawn_layouts("kv_cache_bytes_of_a_rank", 12, uneven=False)
+    assert_device_kv_bytes(student, layouts)
+    print(f"{len(layouts)} layouts with pp dividing n_layers (12 of them drawn for this grading), every device: its "
+          "stage's layers, its KV heads (replicated when tp > n_kv_heads)")
+
+
+@check
+def kv_cache_bytes_uneven_stages(student):
+    """kv_cache_bytes_per_token when pp does not divide n_layers: the first n_layers % pp stages hold one layer more,
+    and device rank is tensor-parallel rank rank % tp of stage rank // tp."""
+    layouts = [(dict(LLAMA3_8B, n_layers=10), 2, 4), (dict(LLAMA3_8B, n_layers=7), 1, 3), (LLAMA3_405B, 8, 16),
+               (LLAMA3_405B, 2, 5), (LLAMA3_70B, 4, 3), (LLAMA3_70B, 8, 7), (LLAMA2_13B, 1, 3), (LLAMA2_7B, 2, 5)]
+    layouts += drawn_layouts("kv_cache_bytes_uneven_stages", 12, uneven=True)
+    assert_device_kv_bytes(student, layouts)
+    print(f"{len(layouts)} layouts with pp not dividing n_layers (12 of them drawn for this grading), every device: "
+          "the first stages a layer more, tensor-parallel ranks next to each other")
+
+
+@check
+def kv_cache_bytes_rejects_bad_input(student):
+    """kv_cache_bytes_per_token raises ValueError for a tp that shard_heads rejects, a pp that leaves a stage without a
+    layer, and a rank that is not one of the tp * pp devices."""
+    cases = [(LLAMA3_8B, 3, 1, 0), (dict(LLAMA3_8B, n_kv_heads=6), 2, 1, 0), (LLAMA3_8B, 0, 1, 0),
+             (dict(LLAMA3_8B, n_heads=48, n_kv_heads=6), 4, 1, 0), (LLAMA3_8B, 1, 33, 0), (LLAMA3_8B, 1, 0, 0),
+             (LLAMA3_8B, 1, -2, 0), (LLAMA3_8B, 2, 2, 4), (LLAMA3_8B, 2, 2, -1), (LLAMA3_8B, 1, 1, 1),
+             (LLAMA3_405B, 8, 16, 128), (dict(LLAMA3_8B, n_layers=10), 2, 11, 0)]
+    for args in cases:
+        assert reference_device_kv_bytes(*args) is None
+        assert_value_error(student, "kv_cache_bytes_per_token", *args)
+    print(f"{len(cases)} bad layouts rejected: a tp shard_heads rejects, a stage without a layer, a device not there")
 
 
 # --- Part 3: decode_step_time ---------------------------------------------------------------------------------
@@ -661,12 +748,15 @@ def compare_arrivals(student, logits, k, capacity, any_order=False):
 def dispatch_plan_routes_top_k(student):
     """dispatch_plan sends each choice to the rank holding its expert: each token's k largest logits (largest first,
     ties to the lower index), from every source rank, when every expert has room (rows compared in any order)."""
+    # The statement's example first: with 1 rank, or 1 expert a rank (5 in 9 drawn cases), experts striped over the
+    # ranks (e % ranks) sit where blocks put them, and no drawn case need tell the two apart
+    compare_arrivals(student, EXAMPLE_LOGITS, 2, 10, any_order=True)
     draw = generator("dispatch_plan_routes_top_k")
     for case in range(12):
         logits, k, _ = plan_case(draw, ties=case % 2 == 1)
         compare_arrivals(student, logits, k, logits.shape[0] * logits.shape[1], any_order=True)  # room for all
-    print("12 dispatches with room for every choice (half with tied logits): every source's right experts, each at "
-          "the rank holding it")
+    print("the statement's example and 12 drawn dispatches with room for every choice (half with tied logits): every "
+          "source's right experts, each at the rank holding it")
 
 
 @check

@@ -38,6 +38,13 @@ def every_rank_plan(router_logits, k, capacity):
     return [plain_call("dispatch_plan", [router_logits, k, capacity, rank]) for rank in range(router_logits.shape[0])]
 
 
+def every_device_kv_bytes(layouts):
+    """The student's kv_cache_bytes_per_token on every device of each (model, tp, pp) layout, as plain data: one call
+    from the grader for all of them."""
+    return [[plain_call("kv_cache_bytes_per_token", [m, tp, pp, rank]) for rank in range(tp * pp)]
+            for m, tp, pp in layouts]
+
+
 def head_lists(heads, rank):
     """(query heads, KV heads) as two lists of ints, from what shard_heads returned."""
     heads = plain(heads)

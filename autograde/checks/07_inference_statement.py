@@ -5,14 +5,6 @@ before a check needs it: `_common.statement_source` sends the sections a call ne
 (tests/test_statement_standins.py): a learner may call them by keyword. The expected values stay in the grader.
 """
 
-# === kv_cache_bytes_per_token
-def _kv_cache_bytes_per_token(n_layers, n_kv_heads, head_dim, bytes_per_elem=2):
-    return 2 * n_layers * n_kv_heads * head_dim * bytes_per_elem
-
-
-STAND_IN["kv_cache_bytes_per_token"] = _kv_cache_bytes_per_token  # noqa: F821 - the preamble's
-
-
 # === shard_heads
 def _shard_heads(n_heads, n_kv_heads, tp, rank):
     if min(n_heads, n_kv_heads, tp) <= 0 or n_heads % tp or n_heads % n_kv_heads or not 0 <= rank < tp:
@@ -24,7 +16,21 @@ def _shard_heads(n_heads, n_kv_heads, tp, rank):
     return query_head_ids, sorted({h // queries_per_kv_head for h in query_head_ids})
 
 
-STAND_IN["shard_heads"] = _shard_heads  # noqa: F821
+STAND_IN["shard_heads"] = _shard_heads  # noqa: F821 - the preamble's
+
+
+# === kv_cache_bytes_per_token
+# needs: shard_heads
+def _kv_cache_bytes_per_token(model, tp=1, pp=1, rank=0):
+    if not 1 <= pp <= model["n_layers"] or not 0 <= rank < tp * pp:
+        raise ValueError(f"kv_cache_bytes_per_token: no stage of pp={pp} or device {rank} of tp={tp} x pp={pp}")
+    stage, tp_rank = divmod(rank, tp)  # tensor-parallel ranks next to each other
+    layers = model["n_layers"] // pp + (1 if stage < model["n_layers"] % pp else 0)  # the first stages: one more
+    kv_heads = len(_shard_heads(model["n_heads"], model["n_kv_heads"], tp, tp_rank)[1])
+    return 2 * layers * kv_heads * model["head_dim"] * model["bytes_per_param"]
+
+
+STAND_IN["kv_cache_bytes_per_token"] = _kv_cache_bytes_per_token  # noqa: F821
 
 
 # === cost_model
@@ -33,7 +39,7 @@ def _checked(name, m, hw, tp, pp, *counts):
     values = [*m.values(), *(v for k, v in hw.items() if k != "link_latency"), tp, pp, *counts]
     if any(not v > 0 for v in values) or hw["link_latency"] < 0 or m["n_layers"] % pp:
         raise ValueError(f"{name}: a value is not positive, or pp does not divide n_layers")
-    return len(_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])  # the KV heads a rank reads; raises for a bad tp
+    _shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)  # raises for a tp that does not split the heads
 
 
 def _pass_time(m, hw, tp, pp, tokens, kv_read, chunks=1):
@@ -50,9 +56,8 @@ def _pass_time(m, hw, tp, pp, tokens, kv_read, chunks=1):
 # needs: cost_model
 def _decode_step_time(model, hardware, tp, pp, batch, context_len):  # the statement's names: keywords work
     m, hw = model, hardware
-    kv_heads = _checked("decode_step_time", m, hw, tp, pp, batch, context_len)
-    kv_read = batch * context_len * _kv_cache_bytes_per_token(m["n_layers"] // pp, kv_heads, m["head_dim"],
-                                                              m["bytes_per_param"])
+    _checked("decode_step_time", m, hw, tp, pp, batch, context_len)
+    kv_read = batch * context_len * _kv_cache_bytes_per_token(m, tp, pp, 0)  # every device holds as much
     return _pass_time(m, hw, tp, pp, batch, kv_read)
 
 

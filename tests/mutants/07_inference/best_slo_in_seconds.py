@@ -21,14 +21,14 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
             if num_devices % (tp * pp) or model["n_layers"] % pp:
                 continue
             try:
-                _, kv_heads = shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
+                shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
             except ValueError:
                 continue
             if ttft_slo_ms is not None and 1000 * prefill_time(model, hardware, tp, pp, prompt_len) > ttft_slo_ms:
                 continue
             layers, nbytes = model["n_layers"] // pp, model["bytes_per_param"]
             weights = model["n_params"] * nbytes / (tp * pp)
-            kv_per_sequence = context_len * kv_cache_bytes_per_token(layers, len(kv_heads), model["head_dim"], nbytes)
+            kv_per_sequence = context_len * kv_cache_bytes_per_token(model, tp, pp, 0)
             batch = 1
             while batch <= max_batch and weights + pp * batch * kv_per_sequence <= hardware["hbm_bytes"]:
                 step = decode_step_time(model, hardware, tp, pp, batch, context_len)

@@ -1,7 +1,8 @@
 # replaces: shard_heads
 # wrong: splits the KV heads over the ranks like the query heads: with tp > n_kv_heads a rank gets no KV head at all
 # must-lose: shard_heads_replicates_kv_heads, tp_decode_matches_single_process
-# must-keep: shard_heads_contiguous_groups, shard_heads_rejects_bad_input
+# must-keep: shard_heads_contiguous_groups, shard_heads_rejects_bad_input,
+#   kv_cache_bytes_of_a_rank, kv_cache_bytes_uneven_stages, kv_cache_bytes_rejects_bad_input
 def shard_heads(n_heads, n_kv_heads, tp, rank):
     """Query heads (contiguous) and KV heads (those they read) that rank `rank` of `tp` computes and caches."""
     for name, value in dict(n_heads=n_heads, n_kv_heads=n_kv_heads, tp=tp).items():

@@ -11,12 +11,12 @@ def decode_step_time(model, hardware, tp, pp, batch, context_len):
             continue
         if not value > 0:
             raise ValueError(f"{name} must be positive, got {value!r}")
-    _, kv_heads = shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
+    shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)  # a tp that does not split the heads raises
     if model["n_layers"] % pp:
         raise ValueError(f"pp={pp} does not divide the {model['n_layers']} layers")
     layers, nbytes = model["n_layers"] // pp, model["bytes_per_param"]
     weight_bytes = model["n_params"] * nbytes / (tp * pp)
-    kv_bytes = batch * context_len * kv_cache_bytes_per_token(layers, len(kv_heads), model["head_dim"], nbytes)
+    kv_bytes = batch * context_len * kv_cache_bytes_per_token(model, tp, pp, 0)  # every device holds as much
     flops = 2 * model["n_params"] * batch / (tp * pp)
     stage = max((weight_bytes + kv_bytes) / hardware["hbm_bandwidth"], flops / hardware["flops"])
     activation = batch * model["d_model"] * nbytes

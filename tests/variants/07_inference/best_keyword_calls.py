@@ -20,15 +20,14 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
             if num_devices % (tp * pp) or model["n_layers"] % pp:
                 continue
             try:
-                _, kv_heads = shard_heads(n_heads=model["n_heads"], n_kv_heads=model["n_kv_heads"], tp=tp, rank=0)
+                shard_heads(n_heads=model["n_heads"], n_kv_heads=model["n_kv_heads"], tp=tp, rank=0)
             except ValueError:
                 continue
             if ttft_slo_ms is not None and 1000 * prefill_time(model=model, hardware=hardware, tp=tp, pp=pp, prompt_len=prompt_len) > ttft_slo_ms:
                 continue
             layers, nbytes = model["n_layers"] // pp, model["bytes_per_param"]
             weights = model["n_params"] * nbytes / (tp * pp)
-            kv_per_sequence = context_len * kv_cache_bytes_per_token(n_layers=layers, n_kv_heads=len(kv_heads),
-                                                           head_dim=model["head_dim"], bytes_per_elem=nbytes)
+            kv_per_sequence = context_len * kv_cache_bytes_per_token(model=model, tp=tp, pp=pp, rank=0)
             batch = 1
             while batch <= max_batch and weights + pp * batch * kv_per_sequence <= hardware["hbm_bytes"]:
                 step = decode_step_time(model=model, hardware=hardware, tp=tp, pp=pp, batch=batch,

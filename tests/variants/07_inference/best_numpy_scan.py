@@ -26,14 +26,13 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
             if rest or model["n_layers"] % pp:
                 continue
             try:
-                kv = shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)[1]
+                shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
             except ValueError:
                 continue
             batch = 1 << (int(max_batch).bit_length() - 1)
             while batch >= 1:
                 weights = model["n_params"] * model["bytes_per_param"] / (tp * pp)
-                cache = pp * batch * context_len * kv_cache_bytes_per_token(model["n_layers"] // pp, len(kv),
-                                                                            model["head_dim"], model["bytes_per_param"])
+                cache = pp * batch * context_len * kv_cache_bytes_per_token(model, tp, pp)
                 if weights + cache <= hardware["hbm_bytes"]:
                     step = decode_step_time(model, hardware, tp, pp, batch, context_len)
                     if 1000 * step <= latency_slo_ms:

@@ -26,13 +26,12 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
         if num_devices % (tp * pp) or model["n_layers"] % pp:
             continue
         try:
-            kv_heads = len(shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)[1])
+            shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
         except ValueError:
             continue
         if ttft_slo_ms is not None and _first_token_ms(model, hardware, tp, pp, prompt_len) > ttft_slo_ms:
             continue
-        per_sequence = context_len * kv_cache_bytes_per_token(model["n_layers"] // pp, kv_heads, model["head_dim"],
-                                                              model["bytes_per_param"])
+        per_sequence = context_len * kv_cache_bytes_per_token(model, tp, pp, rank=tp * pp - 1)  # any device
         if model["n_params"] * model["bytes_per_param"] / (tp * pp) + pp * batch * per_sequence > hardware["hbm_bytes"]:
             continue
         seconds = decode_step_time(model, hardware, tp, pp, batch, context_len)

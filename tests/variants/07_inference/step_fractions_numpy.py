@@ -14,12 +14,12 @@ def decode_step_time(model, hardware, tp, pp, batch, context_len):
             raise ValueError(f"{name} must be positive (link_latency: not negative), got {value}")
     if model["n_layers"] % pp:
         raise ValueError("pp must divide n_layers")
-    kv_heads = len(shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)[1])
+    shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
     m = {k: Fraction(v) for k, v in model.items()}
     h = {k: Fraction(v) for k, v in hardware.items()}
     layers = m["n_layers"] / pp
     bytes_read = m["n_params"] * m["bytes_per_param"] / (tp * pp) + batch * context_len * Fraction(
-        kv_cache_bytes_per_token(int(layers), kv_heads, int(m["head_dim"]), 1)) * m["bytes_per_param"]
+        kv_cache_bytes_per_token(model, tp, pp, 0))
     stage = max(bytes_read / h["hbm_bandwidth"], 2 * m["n_params"] * batch / (tp * pp) / h["flops"])
     s = batch * m["d_model"] * m["bytes_per_param"]
     ring = Fraction(2 * (tp - 1), tp) * s / h["link_bandwidth"] + 2 * (tp - 1) * h["link_latency"]
