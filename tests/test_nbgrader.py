@@ -472,13 +472,8 @@ def test_mutant_header_names_real_cells(mutant):
     assert not set(mutant.must_keep) & set(mutant.must_lose + mutant.must_zero)
 
 
-NOT_YET_EDITS = {"07_inference"}  # its mutants are being rewritten elsewhere: converted with the tool after the merge
-
-
 @pytest.mark.parametrize("mutant", MUTANTS, ids=mutant_id)
 def test_mutant_is_an_edit_unless_a_copy_is_shorter(mutant):
-    if mutant.assignment in NOT_YET_EDITS:
-        pytest.skip(f"{mutant.assignment}: not converted yet")
     assert mutant.path.read_text() == shortest_form(mutant.path), (
         f"{mutant.path.name}: its shorter form is not the one stored: `python tests/_mutants.py edit {mutant.path}`")
 

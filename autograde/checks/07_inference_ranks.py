@@ -91,9 +91,6 @@ def rank_tp_decode(config_kwargs, seed, prompt, n_new):
 def isolated_call(name, args, kwargs, earlier, statement):
     """plain_call(name, ...) with the learner's `earlier` functions replaced, for this call, by the statement's (the
     source `statement`: `_common.statement_source`)."""
-    private = {}
-    try:
-        exec(compile(statement, "<the statement's versions>", "exec"), private)
-        return private["with_stand_ins"](globals(), earlier, lambda: plain_call(name, args, kwargs))
-    finally:
-        private.clear()  # nothing of them outlives the call (a function and its globals are a cycle the GC keeps)
+    private = {}  # with_stand_ins empties it when the call ends
+    exec(compile(statement, "<the statement's versions>", "exec"), private)
+    return private["with_stand_ins"](globals(), earlier, lambda: plain_call(name, args, kwargs))
