@@ -207,8 +207,8 @@ def crossover(world_size, alpha, beta):
 
 @check
 def ring_crossover_bytes_values(student):
-    """ring_crossover_bytes gives the size above which the ring beats recursive doubling (math.inf if never), and
-    rejects invalid arguments."""
+    """ring_crossover_bytes gives the size above which the ring beats recursive doubling (math.inf if never), and raises
+    ValueError unless world_size is a power of two >= 2, alpha >= 0 and beta > 0."""
     for world_size, alpha, beta in [(4, 10e-6, 1 / 25e9), (2, 1e-5, 4e-11), (2, 0.0, 1e-9), (8, 5e-6, 1e-11),
                                     (16, 0.0, 1e-9), (64, 2e-6, 1e-10), (1024, 1e-5, 4e-11)]:
         got = student.call("ring_crossover_bytes", world_size, alpha, beta)
