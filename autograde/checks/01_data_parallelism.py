@@ -28,7 +28,8 @@ def ring_results(student, inputs, **launch):
 
 @check
 def ring_all_reduce_matches_builtin(student):
-    """ring_all_reduce gives the sum over ranks, and exactly the same values on every rank (2, 3, 4 ranks)."""
+    """ring_all_reduce gives the sum over ranks, as dist.all_reduce does, and exactly the same values on every rank, on
+    any number of ranks."""
     for world_size, numel in [(4, 1000), (2, 1000), (3, 999)]:
         inputs = rank_inputs(world_size, numel, torch.float64)
         expected = torch.stack(inputs).sum(0)
@@ -94,8 +95,9 @@ OFF_RING_BYTES = 16_000
 
 @check
 def ring_all_reduce_point_to_point_only(student):
-    """ring_all_reduce moves the data from each rank to the next one, (rank + 1) % N, on its group's own
-    connections (bytes per connection, read by the grader from the kernel), and calls no built-in collective."""
+    """ring_all_reduce calls no built-in collective (only point-to-point operations), and each rank sends its data to
+    the next one, (rank + 1) % N, only, over its group's own connections (the grader reads the bytes on each connection
+    from the kernel)."""
     world_size = 4
     inputs = exact_inputs(world_size, (WATCHED_NUMEL,), torch.float32)
     with RingWatch(student.network_pid(), world_size) as watch:
@@ -147,8 +149,9 @@ LOOPBACK_PER_BYTE = 1.05
 
 @check
 def ring_all_reduce_bytes_match_cost(student):
-    """The bytes the ranks send (read by the grader from the sandbox's loopback, not reported by the ranks) match the
-    ring's cost model: 2(N-1)/N * nbytes per rank, 2(N-1) * nbytes in all."""
+    """The bytes the ranks send match the ring's cost model: 2(N-1) * nbytes in all, 2(N-1)/N * nbytes per rank (here
+    counted by distlab.count_comm, with 2(N-1) sends per rank; the grader reads them from the sandbox's loopback, not
+    from the ranks)."""
     for world_size, numel in [(4, 2**18), (3, 3 * 2**17 + 1)]:
         inputs = rank_inputs(world_size, numel, label="bytes")
         results, sent = ring_results(student, inputs, count_loopback=True)
@@ -181,8 +184,8 @@ def ring_all_reduce_subgroup(student):
 
 @check
 def ring_all_reduce_cost_values(student):
-    """ring_all_reduce_cost returns 2(N-1)/N * nbytes bytes per rank and 2(N-1) steps, and rejects invalid
-    arguments."""
+    """ring_all_reduce_cost returns 2(N-1)/N * nbytes bytes per rank (the mean over ranks, not rounded) and 2(N-1)
+    steps, and raises ValueError for world_size < 1 or nbytes < 0."""
     for world_size, nbytes in [(4, 4000), (1, 4000), (2, 4000), (3, 1000), (8, 2**20), (1000, 10**9), (4, 0)]:
         cost = student.call("ring_all_reduce_cost", world_size, nbytes)
         where = f"ring_all_reduce_cost({world_size}, {nbytes})"
@@ -204,8 +207,8 @@ def crossover(world_size, alpha, beta):
 
 @check
 def ring_crossover_bytes_values(student):
-    """ring_crossover_bytes gives the size above which the ring beats recursive doubling (math.inf if never), and
-    rejects invalid arguments."""
+    """ring_crossover_bytes gives the size above which the ring beats recursive doubling (math.inf if never), and raises
+    ValueError unless world_size is a power of two >= 2, alpha >= 0 and beta > 0."""
     for world_size, alpha, beta in [(4, 10e-6, 1 / 25e9), (2, 1e-5, 4e-11), (2, 0.0, 1e-9), (8, 5e-6, 1e-11),
                                     (16, 0.0, 1e-9), (64, 2e-6, 1e-10), (1024, 1e-5, 4e-11)]:
         got = student.call("ring_crossover_bytes", world_size, alpha, beta)
@@ -234,7 +237,7 @@ def shares(batches, world_size):
 @check
 def average_gradients_matches_single_process(student):
     """SGD on N ranks, each with 1/N of the batch and average_gradients, gives the same weights as single-process
-    full-batch SGD (and with group=: each group of 2 on 4 ranks trains as one process on its own batches)."""
+    full-batch SGD; with group=, each group trains as one process on its own batches."""
     for world_size, steps in [(2, 3), (4, 5)]:
         batches = mlp_batches(steps)
         expected = ranks.train_mlp(batches)

@@ -219,7 +219,8 @@ def assert_trains_like_one_process(student, kind, world_size, steps, optimizer_n
 @check
 def sharded_optimizer_matches_adamw(student):
     """ShardedOptimizer(AdamW) trains like AdamW in one process on the full batch, with identical parameters on every
-    rank (2 and 3 ranks, a rank that owns nothing; group= is sharded_optimizer_averages_gradients', issue 47.12)."""
+    rank, also where a rank owns no parameter."""
+    # group= is judged by sharded_optimizer_averages_gradients, with SGD (issue 47.12)
     assert_trains_like_one_process(student, "mlp", 2, 10, "AdamW", {"lr": 0.01, "weight_decay": 0.1})
     print("2 ranks, 10 steps of AdamW: same parameters as one process")
     assert_trains_like_one_process(student, "mlp", 3, 10, "AdamW", {"lr": 0.01, "betas": (0.8, 0.99)})
@@ -261,9 +262,9 @@ def sgd_factor(student, world_size):
 
 @check
 def sharded_optimizer_averages_gradients(student):
-    """ShardedOptimizer.step() averages the gradients over the ranks exactly once (checked with plain SGD, which
-    shows the scale; 2 and 4 ranks), and over its group's ranks with group= (4 ranks in 2 groups: divided by the
-    group's size, src/dst named by global rank; AdamW would hide a wrong divisor, issue 47.7)."""
+    """ShardedOptimizer.step() averages the gradients over the ranks exactly once (checked with plain SGD, which shows
+    the scale), and with group= over that group's ranks only (divided by the group's size, src/dst named by global
+    rank)."""
     for world_size in (2, 4):
         factor = sgd_factor(student, world_size)
         assert abs(factor - 1) < 1e-3, (
@@ -272,6 +273,7 @@ def sharded_optimizer_averages_gradients(student):
         print(f"{world_size} ranks: one SGD step applies the averaged gradient once")
     assert_trains_like_one_process(student, "mlp", 2, 10, "SGD", {"lr": 0.05, "momentum": 0.9})
     print("2 ranks: 10 steps of SGD with momentum match one process")
+    # SGD, not AdamW: AdamW's update hardly changes with the gradients' scale and would hide a wrong divisor (47.7)
     assert_groups_train_like_one_process(student, [[0, 2], [1, 3]], "mlp", 6, "SGD", {"lr": 0.05, "momentum": 0.9})
     print("4 ranks in groups [[0, 2], [1, 3]]: each group trains as one process on its own batches (SGD with momentum)")
 
@@ -383,9 +385,8 @@ STATE_STEPS = 3  # steps of the memory check: a state dropped after a step to lo
 
 @check
 def sharded_optimizer_state_is_sharded(student):
-    """Measured: the optimizer state ShardedOptimizer keeps after each step() is at most half of AdamW's on each of 4
-    (and 3) ranks, each parameter's on one rank only (the state its steps used), and all ranks together hold about
-    one copy."""
+    """Measured: the optimizer state ShardedOptimizer keeps after each step() is at most half of AdamW's on every rank,
+    each parameter's state on its owner only (equal to one process's), and all ranks together hold about one copy."""
     kwargs = {"lr": 0.01}
     reference = reference_state("wide", "AdamW", kwargs)
     plain = state_nbytes(reference)
@@ -440,8 +441,8 @@ def zero2_trains_like_one_process(student, kind, world_size, steps, optimizer_na
 
 @check
 def zero2_matches_adamw(student):
-    """Zero2Optimizer trains like one process on the full batch, identical on every rank: AdamW on 2, 3 and 4 ranks (Ψ
-    not dividing N, a shard of padding only, a tied weight and a frozen layer) and SGD (the gradients' scale)."""
+    """Zero2Optimizer trains like one process on the full batch, identical on every rank: AdamW (Ψ not dividing N, a
+    shard of padding only, a tied weight, a frozen layer) and SGD, which shows the gradients' scale."""
     zero2_trains_like_one_process(student, "mlp", 2, 10, "AdamW", {"lr": 0.01, "weight_decay": 0.1})
     print("2 ranks, 10 steps of AdamW: same parameters as one process")
     frozen = {f"frozen.{name}": t.detach() for name, t in ranks.make_net("tied").frozen.state_dict().items()}
@@ -484,10 +485,9 @@ def assert_zero2_comm(comm, psi, world_size, where):
 
 @check
 def zero2_moves_reduce_scatter_and_all_gather(student):
-    """Each step() of Zero2Optimizer reduce-scatters the gradients and all-gathers the parameters, each (N-1)/N of the
-    padded flat buffer per rank, with no all-reduce (counted at the dispatcher), on 3 ranks and with group= (two groups
-    of 2 on 4 ranks); the group's training, with SGD (which shows a divisor other than the group's size, issue 47.7),
-    matches one process on its batches."""
+    """Each step() of Zero2Optimizer reduce-scatters the gradients and all-gathers the parameters, no all-reduce and no
+    point-to-point message: each moves the flat buffer once, Ψ to N·S fp32 elements (counted at the dispatcher); with
+    group=, in shards of the group's size, and the group trains as one process on its batches."""
     # a tied weight, no frozen layer: flattening a frozen parameter is zero2_matches_adamw's mistake, not this cell's
     kind, world_size, steps = "tied-trainable", 3, 3
     psi = sum(p.numel() for p in trainable(kind))
@@ -507,6 +507,7 @@ def zero2_moves_reduce_scatter_and_all_gather(student):
     data = [[ranks.batch(kind, step, seed=BATCH_SEED + 1000 * (k + 1)) for step in range(steps)]
             for k in range(len(groups))]
     per_group = [shares(batches, len(members)) for batches, members in zip(data, groups)]
+    # SGD shows a divisor other than the group's size, which AdamW would hide (issue 47.7)
     sgd = {"lr": 0.05, "momentum": 0.9}
     rank_args = [(groups, kind, "SGD", sgd, share) for share in spread_over_groups(groups, per_group)]
     results = student.launch("rank_zero2_comm", len(rank_args), rank_args=rank_args, **LAUNCH)
@@ -592,9 +593,9 @@ def assert_holds_one_shard(step_result, reference, t, rank, world_size, where):
 
 @check
 def zero2_holds_one_shard(student):
-    """Measured after each of 3 step()s on 4 and 3 ranks: no full gradient kept; each rank's optimizer_cls holds its
-    flat shard (S = ceil(Ψ/N) elements) with its piece of the averaged gradient and AdamW's state for it, equal to one
-    process's; about 16 bytes per owned element kept allocated (the rank's own track_memory report)."""
+    """After each step(), each rank holds one shard: no full gradient; its optimizer_cls instance holds one tensor of S
+    = ceil(Ψ/N) elements, whose .grad is its piece of the averaged gradient and whose state is AdamW's for those
+    elements; the grader also measures that about 16 bytes per owned element stay allocated, no more."""
     kwargs, kind = {"lr": 0.01}, "wide"
     batches = [batch(kind, step) for step in range(STATE_STEPS)]
     reference = zero2_reference(kind, batches, kwargs)

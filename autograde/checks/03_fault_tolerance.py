@@ -134,8 +134,9 @@ def assert_listing(student, folder, expected, where):
 
 @check
 def save_load_round_trip(student):
-    """save_checkpoint then load_checkpoint gives back the same dict (tensors, numbers, strings, containers); a second
-    save replaces the first; no temporary file is left, not even by a save that raised."""
+    """save_checkpoint then load_checkpoint gives back the same dict (tensors, numbers, strings, containers), `path` a
+    str or a pathlib.Path; a second save replaces the first; no temporary file is left, not even by a save that
+    raised."""
     first, newer, other = round_trip_states()
     folder = student.call("rank_scratch", "roundtrip")
     path, other_path = f"{folder}/checkpoint.pt", f"{folder}/other.pt"
@@ -170,8 +171,8 @@ def assert_load_raises(student, path, expected, what):
 
 @check
 def load_checkpoint_errors(student):
-    """load_checkpoint raises FileNotFoundError for a missing file, and ValueError naming the file for one that is not
-    a checkpoint, is cut short or is empty."""
+    """load_checkpoint raises FileNotFoundError for a missing file, and ValueError for one that is not a checkpoint, is
+    cut short or is empty; each error names the file."""
     folder = student.call("rank_scratch", "errors")
     assert_load_raises(student, f"{folder}/no-such-checkpoint.pt", "FileNotFoundError", "no such file")
     whole = torch_bytes({"weights": torch.randn(1000, generator=torch.Generator().manual_seed(4))})
@@ -241,9 +242,9 @@ def assert_old_checkpoint_survives(student, kill_point):
 
 @check
 def save_checkpoint_survives_kill(student):
-    """A save killed by SIGKILL halfway through, in another process, leaves the previous checkpoint (or the complete
-    new one) at `path`, never a partial file: killed while serializing, right after opening `path`, or in a first
-    save."""
+    """A save killed by SIGKILL halfway through, in another process, leaves the previous checkpoint (or the complete new
+    one) at `path`, never a partial file: killed while serializing or right after opening `path`; a first save killed
+    halfway leaves no file there."""
     for kill_point in ("serializing", "writing"):
         assert_old_checkpoint_survives(student, kill_point)
         print(f"killed while {kill_point}: the previous checkpoint is intact")
@@ -277,8 +278,8 @@ def synced(events, is_dir, inode):
 
 @check
 def save_checkpoint_fsyncs(student):
-    """save_checkpoint fsyncs the temporary file before renaming it onto `path`, and the folder after (observed in the
-    sandbox: os.fsync and os.replace are wrapped there)."""
+    """save_checkpoint fsyncs the temporary file before renaming it onto `path`, and the folder after (observed:
+    os.fsync and os.replace are wrapped while it runs)."""
     record, renames = observed_saves(student, "fsync")
     for number, (events, rename) in enumerate(zip(record["saves"], renames, strict=True), 1):
         at = events.index(rename)
@@ -293,8 +294,8 @@ def save_checkpoint_fsyncs(student):
 
 @check
 def save_checkpoint_unique_temp_name(student):
-    """save_checkpoint writes to a temporary file in the folder of `path`, under a name no other save uses (two saves
-    in one process use two names; observed in the sandbox)."""
+    """save_checkpoint writes to a temporary file in the folder of `path`, under a name no other save uses (two saves in
+    one process use two names; observed: os.replace is wrapped while it runs)."""
     record, renames = observed_saves(student, "unique")
     for number, rename in enumerate(renames, 1):
         assert rename["src"].rsplit("/", 1)[0] == record["folder"], (
@@ -482,7 +483,7 @@ def assert_matches_reference(resumed, reference, resume_step, where):
 
 @check
 def resume_is_bit_exact(student):
-    """Training on 2 and 4 ranks, killed (SIGKILL) at a random step and resumed from its last checkpoint, ends
+    """Training on several ranks, killed (SIGKILL) at a random step and resumed from its last checkpoint, ends
     bit-identical to a run that never failed; the checkpoint it resumed from holds what each rank held then."""
     for plan in crash_plans():
         world_size, total_steps, every, crashes = plan

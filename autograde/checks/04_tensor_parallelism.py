@@ -407,8 +407,9 @@ def check_bytes(student, tokens, widths, seed):
 
 @check
 def vocab_parallel_ce_moves_per_token_bytes(student):
-    """vocab_parallel_cross_entropy moves a few numbers per token: the bytes all ranks send (read from the sandbox's
-    loopback, less connecting the ranks) < 1/8 of the bytes of the shards of logits."""
+    """vocab_parallel_cross_entropy moves a few numbers per token: one forward and backward send less than 1/8 of the
+    bytes of the shards of logits (here each rank's bytes written, from distlab.count_bytes_written; at grading all
+    ranks' bytes, read from the sandbox's loopback)."""
     check_bytes(student, 32, [512, 512], seed=0)
     check_bytes(student, 64, [1150, 1150, 1150, 1150], seed=39)  # equal shards: uneven ones are another cell's
 
@@ -535,8 +536,8 @@ def llama_activation_memory_matches_count(student):
 
 @check
 def llama_activation_memory_rejects_bad_input(student):
-    """llama_activation_memory_per_layer raises ValueError for bad sizes, a_kv not dividing a, t not dividing a_kv
-    or f, or an unknown recompute."""
+    """llama_activation_memory_per_layer raises ValueError for bad sizes, a_kv not dividing a, t not dividing a_kv or f,
+    or an unknown recompute."""
     good = (8, 1, 16, 4, 2, 32)
     bad = [(good, {"t": 4}), ((8, 1, 16, 4, 3, 32), {}), ((8, 1, 16, 4, 2, 30), {"t": 4}),
            ((8, 1, 16, 4, 4, 30), {"t": 4}), (good, {"recompute": "all"}), (good, {"t": 0})]
@@ -619,7 +620,8 @@ def check_merge(student, cases):
 @check
 def merge_partial_attention_matches_full(student):
     """merge_partial_attention equals softmax attention over the union of the two key sets (o and lse, float32 and
-    float64, parts at very different scales, scores in the hundreds); its inputs stay unchanged."""
+    float64, parts at very different scales, scores in the hundreds); it returns new tensors and leaves its inputs
+    unchanged."""
     level = 700 + draw_int(generator("04 ring merge level"), 0, 200)
     cases = [("a", (), 7, 10, 3, 0.0, 0, torch.float64), ("b", (2, 3), 16, 24, 8, 0.0, level, torch.float64),
              ("c", (4,), 32, 64, 16, 0.0, 0, torch.float32), ("d", (2, 2), 9, 5, 2, 0.0, 0, torch.float32)]
@@ -629,8 +631,8 @@ def merge_partial_attention_matches_full(student):
 
 @check
 def merge_partial_attention_empty_parts(student):
-    """Rows with no key in one part take the other part's result; rows with no key at all come back as (0, -inf); no
-    NaN anywhere."""
+    """Rows with no key in one part take the other part's result; rows with no key at all come back as (0, -inf); no NaN
+    anywhere."""
     cases = [("e", (3,), 24, 12, 4, 0.5, 0, torch.float64), ("f", (2, 2), 16, 8, 3, 0.6, 0, torch.float32),
              ("g", (), 12, 6, 2, 1.0, 0, torch.float64)]
     check_merge(student, cases)
@@ -668,9 +670,9 @@ def zigzag_blocks_balance(student):
 
 @check
 def ring_attention_rejects_bad_input(student):
-    """merge_partial_attention raises ValueError naming the argument whose shape does not fit o1's; zigzag_blocks
-    raises ValueError naming world_size for anything but a positive int, chunks_per_rank for anything but a positive
-    even int."""
+    """merge_partial_attention raises ValueError naming the argument whose shape does not fit o1's; zigzag_blocks raises
+    ValueError naming world_size for anything but a positive int, chunks_per_rank for anything but a positive even
+    int."""
     o, row = torch.zeros(2, 5, 3), torch.zeros(2, 5)
     bad = [(2, torch.zeros(2, 5, 4)), (2, torch.zeros(2, 4, 3)), (1, torch.zeros(2, 4)), (3, torch.zeros(5)),
            (2, torch.zeros(2, 5, 1)), (3, torch.zeros(1, 5)), (0, torch.zeros(3))]

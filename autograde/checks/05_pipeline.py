@@ -254,7 +254,8 @@ def student_simulation(student, schedule, name, t_f, t_b):
 
 @check
 def simulate_pipeline_makespan_and_bubble(student):
-    """simulate_pipeline: the makespan, bubble and timeline of schedules it did not make, for several timings."""
+    """simulate_pipeline: the makespan, bubble and timeline (every op's start and end) of schedules it did not make, for
+    any t_forward and t_backward."""
     for name, schedule in fed_schedules():
         m = 1 + max(op[1] for ops in schedule for op in ops)
         for t_f, t_b in timings():
@@ -281,8 +282,8 @@ def simulate_pipeline_makespan_and_bubble(student):
 
 @check
 def simulate_pipeline_peak_in_flight(student):
-    """simulate_pipeline: the most microbatches in flight per stage (GPipe m, 1F1B p - s), any schedule, as Python
-    ints."""
+    """simulate_pipeline: the most microbatches in flight per stage (GPipe m, 1F1B min(p - s, m)), for any schedule, as
+    Python ints."""
     for name, schedule in fed_schedules():
         result, where = student_simulation(student, schedule, name, 1.0, 2.0)
         _, peaks, _ = simulate(schedule)
@@ -661,8 +662,8 @@ def mesh_groups_small_meshes(student):
 
 @check
 def mesh_groups_equal_device_mesh(student):
-    """mesh_groups gives the layout init_device_mesh builds (the visible cell compares with real 8-rank DeviceMeshes)
-    for every (dp, pp, tp) of 8 and of 16 ranks in every order of the three names, and for larger meshes."""
+    """mesh_groups gives the groups init_device_mesh builds, for any mesh shape and any order of the dimension names
+    (the visible cell compares with real DeviceMeshes of 8 ranks)."""
     shapes = [(a, b, n // (a * b)) for n in (8, 16) for a in range(1, n + 1) for b in range(1, n + 1)
               if n % (a * b) == 0]
     meshes = [(shape, names) for shape in shapes for names in itertools.permutations(("dp", "pp", "tp"))]

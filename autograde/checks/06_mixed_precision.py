@@ -216,8 +216,8 @@ def scaler_matches_gradscaler(student):
 
 @check
 def scaler_skips_overflowing_steps(student):
-    """step() skips the optimizer on inf/NaN (returns None), else returns optimizer.step()'s value; unscales once,
-    every parameter of every param group (one without a gradient skipped)."""
+    """step() skips the optimizer on inf/NaN (returns None), else returns optimizer.step()'s value; unscales once, every
+    parameter of every param group (one without a gradient skipped)."""
     draw = generator("06 skips")
     upstreams = torch.rand(12, 3, generator=draw) * 4 - 2
     bad = torch.randperm(12, generator=draw)[:6].tolist()  # an inf, a -inf, a NaN, two of them, S * g past fp32
