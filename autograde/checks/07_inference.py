@@ -239,8 +239,8 @@ DECODES = [  # (model config, ranks, seed of the weights, seed of the prompt, ba
 
 @check
 def tp_decode_matches_single_process(student):
-    """A real decode on 2 ranks (and on 4, past the KV heads) with your shard_heads gives the same tokens as one
-    process, and each rank caches only its KV heads."""
+    """A real tensor-parallel decode with your shard_heads gives the same tokens as one process, and each rank caches
+    only its KV heads."""
     for config_kwargs, world_size, seed, prompt_seed, batch, length, n_new in DECODES:
         config = ModelConfig(**config_kwargs)
         prompt, _ = random_batch(config, batch, length, seed=prompt_seed)
@@ -483,9 +483,8 @@ BEST_CASES = [  # (model, device, devices, promise in ms, context, max_batch)
 
 @check(last=True)  # hands over the statement's decode_step_time and prefill_time: after their checks
 def best_config_is_the_best(student):
-    """best_config gives the configuration with the most throughput under the promise: Llama-3-70B on 8 H100s, a 2048-
-    token context, 20 ms and 50 ms per token (the lesson's section 6), and cases where the best tp or pp is not a
-    power of two."""
+    """best_config gives the configuration with the most throughput under the between-token promise, over every tp
+    and pp the statement allows (not only powers of two)."""
     for m, hw, devices, slo, context, max_batch in BEST_CASES:
         best = assert_best(student, m, hw, devices, slo, context, max_batch=max_batch)
         shown_best = "None" if best is None else (f"TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch "
@@ -664,8 +663,8 @@ def assert_on_the_first_token_promise(student, m, hw, devices, slo, context, ttf
 
 @check(last=True)  # hands over the statement's decode_step_time and prefill_time: after their checks
 def best_config_keeps_first_token_promise(student):
-    """best_config with a first-token promise as well: tighter promises, slower messages, larger models; ValueError
-    for one of ttft_slo_ms and prompt_len without the other, or one not positive."""
+    """best_config with a first-token promise as well: no configuration whose first token comes later than
+    ttft_slo_ms; ValueError for one of ttft_slo_ms and prompt_len without the other, or one not positive."""
     for m, hw, devices, slo, context, ttft, prompt in TTFT_CASES:
         best = assert_best(student, m, hw, devices, slo, context, ttft_slo_ms=ttft, prompt_len=prompt)
         shown_best = "None" if best is None else (f"TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch "
