@@ -61,7 +61,8 @@ def sandbox_problem() -> str | None:
     probe = subprocess.run(["bwrap", *_isolation(), "--ro-bind", "/", "/", "--", "true"],
                            capture_output=True, text=True, timeout=30, preexec_fn=_drop_root)
     if os.geteuid() == 0:
-        unreachable = [p for p in [*_read_only_paths(), str(WORKER), str(PROTOCOL)] if os.path.exists(p) and not _nobody_reaches(p)]
+        unreachable = [p for p in [*_read_only_paths(), str(WORKER), str(PROTOCOL)]
+                       if os.path.exists(p) and not _nobody_reaches(p)]
         if unreachable:
             blocked = _first_closed_folder(unreachable[0])
             return (f"grading as root runs each sandbox as the user nobody, who cannot reach {unreachable[0]} (the "

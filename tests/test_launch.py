@@ -304,9 +304,10 @@ def test_a_deadlock_is_named_in_one_sentence_from_the_wait_for_graph():
      "rank 0 waited 2 s in `all_reduce` for rank 1, which was in `barrier`: the ranks call different collectives"),
     ({0: {"op": "send", "peer": 1}, 1: {"op": "send", "peer": 0}}, {}, "rank 0 waited 2 s in `send` to rank 1, which "
      "was itself waiting in `send` to rank 0: a deadlock — every rank sends before anyone receives"),
+    # the object calls are sends too (distlab.topology's SENDS; _explain's own list had left them out)
     ({0: {"op": "send_object_list", "peer": 1}, 1: {"op": "send_object_list", "peer": 0}}, {}, "rank 0 waited 2 s in "
      "`send_object_list` to rank 1, which was itself waiting in `send_object_list` to rank 0: a deadlock — every "
-     "rank sends before anyone receives"),  # distlab.topology's SENDS, not a list of its own that left the object calls out
+     "rank sends before anyone receives"),
     ({0: {"op": "recv", "peer": 1}, 1: {"op": "all_reduce", "group": [0, 1]}}, {}, "rank 0 waited 2 s in `recv` from "
      "rank 1, which was itself waiting in `all_reduce` for rank 0: a deadlock — each waits for the next, "
      "in a circle"),

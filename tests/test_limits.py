@@ -42,7 +42,8 @@ def test_nbgrader_s_step_gets_exactly_the_limits_grade_py_passes():
     step = SandboxedExecute(config=config)
     assert {name: getattr(step, name) for name in limits.as_dict()} == limits.as_dict()
     assert set(SandboxedExecute.class_traits(config=True)) >= set(DEFAULT.as_dict())
-    assert {name: SandboxedExecute.class_traits()[name].default_value for name in DEFAULT.as_dict()} == DEFAULT.as_dict()
+    defaults = {name: SandboxedExecute.class_traits()[name].default_value for name in DEFAULT.as_dict()}
+    assert defaults == DEFAULT.as_dict()
 
 
 @pytest.mark.parametrize("module", ["autograde.limits", "autograde.protocol"])

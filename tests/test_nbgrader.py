@@ -214,7 +214,8 @@ def _sees(assignment: str, members: list[Mutant]) -> dict[str, set[str]]:
     solutions = {g: notebook_source.strip_solution_markers(c)
                  for s in sources for g, c in notebook_source.solution_cells(s).items()}
     solutions.update({m.replaces: m.source for m in members})
-    tests = {notebook_source.grade_id(c): notebook_source.cell_source(c) for s in sources for c in notebook_source.read_notebook(s)["cells"]
+    tests = {notebook_source.grade_id(c): notebook_source.cell_source(c)
+             for s in sources for c in notebook_source.read_notebook(s)["cells"]
              if notebook_source.nbgrader_metadata(c).get("grade")}
     return {cell: visible_solution_cells(code, solutions) for cell, code in tests.items()}
 

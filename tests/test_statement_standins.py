@@ -170,7 +170,8 @@ def test_checks_that_hand_standins_over_run_after_the_checks_they_stand_in_for()
     for assignment, (judged, handing_over) in before_after.items():
         order = list(checks_of(assignment))
         assert max(order.index(c) for c in judged) < min(order.index(c) for c in handing_over), (assignment, order)
-    order = list(checks_of("07_inference"))  # 07: kv_cache_bytes_per_token's checks hand over the statement's shard_heads
+    # 07: kv_cache_bytes_per_token's checks hand over the statement's shard_heads
+    order = list(checks_of("07_inference"))
     assert max(order.index(c) for c in ["shard_heads_contiguous_groups", "shard_heads_replicates_kv_heads",
                                         "shard_heads_rejects_bad_input", "tp_decode_matches_single_process"]) < min(
         order.index(c) for c in ["kv_cache_bytes_published_models", "kv_cache_bytes_of_a_rank",
