@@ -77,14 +77,13 @@ from autograde.gradebook import gather, instructor_marks, reread
 from autograde.integrity import FilesChanged, compare_hashes, reset_manual_scores, tree_hashes
 from autograde.normalise import Refused, normalise_submission
 from autograde.report import class_report, safe, summary_table, write_csv, write_json
+from autograde.results import (FAILED, GRADED, INVALID_ID, NOT_SUBMITTED, SANDBOXED, SUBMITTED, UNSAFE,  # noqa: F401
+                               ClassReport, StudentResult)
 from autograde.seed import draw_seed
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
 LOG_FORMAT = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"
 WORK_MARKER = ".distlab-grading-work"
-GRADED, NOT_SUBMITTED, FAILED, INVALID_ID = "graded", "not submitted", "grading failed", "invalid student id"
-SUBMITTED = "submitted"  # handed in, not graded yet: every such student ends GRADED or FAILED
-SANDBOXED, UNSAFE = "bubblewrap", "none (unsafe)"
 SUBMISSION_BYTES = 2**30  # all the files of one student's folder together: set 03 invites checkpoints (~MBs each)
 SUBMISSION_ENTRIES = 10_000  # files and folders in one student's folder
 
@@ -174,7 +173,7 @@ def checked_work(parser: argparse.ArgumentParser, args) -> Path:
     return work
 
 
-def tell_outcome(report: dict, out: Path) -> int:
+def tell_outcome(report: ClassReport, out: Path) -> int:
     """Print the summary and where the files are; the exit status: 1 when a submission could not be graded."""
     print(summary_table(report))
     print("\n" + class_report(report))
@@ -217,7 +216,7 @@ def parse_due(text: str) -> float:
 def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int = 1,
           timeout: float | None = None, limits: dict | None = None, shard: tuple[int, int] = (0, 1),
           only: list[str] | None = None, due: float | None = None, late_penalty: float = 0.0,
-          seed: int | None = None) -> dict:
+          seed: int | None = None) -> ClassReport:
     """Grade every student folder of `submissions` (or part `shard` = (K, N) of them, or the students `only`, into the
     class's results already in `out`); write grades.csv, grades.json, report.txt, feedback/, grading.log to `out`.
 
@@ -299,7 +298,7 @@ SEED_FILE = "grading-seed"  # in the work folder: the checks' secret seed ($DIST
 FEEDBACK_START_S, FEEDBACK_S_PER_STUDENT = 120.0, 60.0
 
 
-def checked_results(out: Path, assignment: str, submissions: Path, only, shard) -> dict:
+def checked_results(out: Path, assignment: str, submissions: Path, only, shard) -> ClassReport:
     """The class's results already in `out` ({} if none), once this run may write there: never another set's or
     another class's; --only needs the class's results (and its recorded seed)."""
     path = out / "grades.json"
@@ -328,7 +327,7 @@ def checked_results(out: Path, assignment: str, submissions: Path, only, shard) 
     return previous
 
 
-def explain_missing(students: dict, submissions: Path, assignment: str, names: list[str]) -> None:
+def explain_missing(students: dict[str, StudentResult], submissions: Path, assignment: str, names: list[str]) -> None:
     """A `reason` for each student folder that holds nothing to grade: which characters make its id invalid, which
     notebook files it holds instead of the expected ones."""
     for student, info in students.items():
@@ -358,7 +357,7 @@ def invalid_id_reason(student: str) -> str:
     return f"{student!r} starts with {student[:1]!r}: {rule}"
 
 
-def mark_late(students: dict, due: float | None, late_penalty: float) -> None:
+def mark_late(students: dict[str, StudentResult], due: float | None, late_penalty: float) -> None:
     """With a due date, `late_s` of each student with a timestamp; the rule: late_penalty x max_score per started day
     late is taken off (the score never below 0; score_before_late_penalty keeps the autograder's)."""
     for info in students.values():
@@ -371,7 +370,7 @@ def mark_late(students: dict, due: float | None, late_penalty: float) -> None:
             info["score"] = max(info["score"] - penalty, 0.0)
 
 
-def make_feedback(assignment: str, students: dict, groups: list[Group], work: Path, out: Path, log,
+def make_feedback(assignment: str, students: dict[str, StudentResult], groups: list[Group], work: Path, out: Path, log,
                   full: bool) -> None:
     """The feedback pages, after the grades: `nbgrader generate_feedback` with a time bound (a page not made in time
     is an escaped page of scores and outputs), MathJax served from out/feedback/mathjax."""
@@ -436,7 +435,7 @@ def release(assignment: str, groups: list[Group], work: Path, log, class_db: Pat
         shutil.copy(first / "gradebook.db", class_db)
 
 
-def hand_in(students: dict, groups: list[Group], assignment: str) -> None:
+def hand_in(students: dict[str, StudentResult], groups: list[Group], assignment: str) -> None:
     """Each student's notebooks into its group's submitted/ folder, normalised (the corrections go in `students`);
     a student whose notebook normalise refuses leaves its group, FAILED, with the reason."""
     sources = {path.stem: path for path in notebooks.assignment_notebooks(assignment)}
@@ -476,8 +475,8 @@ def keep_timestamp(info: dict, files: dict, dest: Path) -> None:
                 return
 
 
-def autograde_groups(assignment: str, students: dict, groups: list[Group], work: Path, timeout, limits: dict,
-                     log) -> dict:
+def autograde_groups(assignment: str, students: dict[str, StudentResult], groups: list[Group], work: Path, timeout,
+                     limits: dict, log) -> dict:
     """`nbgrader autograde` in every group at once, with the sandbox's limits; {group folder: its log text}."""
     started = time.time()
     sandboxed = SandboxLimits(**{k: v for k, v in limits.items() if k != "control_group"}).nbgrader_options()
@@ -502,7 +501,7 @@ def _autograded(folder: Path, assignment: str, student: str, files: dict) -> boo
     return all((folder / "autograded" / student / assignment / f"{name}.ipynb").exists() for name in files)
 
 
-def collect(submissions: Path, assignment: str, names: list[str]) -> dict:
+def collect(submissions: Path, assignment: str, names: list[str]) -> dict[str, StudentResult]:
     """{student_id: {"status", "files": {notebook name: path}}} for each folder in `submissions`. A folder that
     holds a symbolic link (or is one), anything but files and folders, more than SUBMISSION_BYTES or more than
     SUBMISSION_ENTRIES is refused without reading a file of it: status FAILED, and a "reason" that says why."""
@@ -641,7 +640,7 @@ def keep_group_logs(groups: list[Group], log, patterns: list[str]) -> None:
             log.write(f"\n===== {folder.name}: {path.name} =====\n" + path.read_text(errors="replace"))
 
 
-def collect_scores(students: dict, groups: list[Group], assignment: str, logs: dict, limits: dict,
+def collect_scores(students: dict[str, StudentResult], groups: list[Group], assignment: str, logs: dict, limits: dict,
                    interrupted: bool = False) -> list[str]:
     """Each submitted student's scores, seconds, per-test outcomes and gradebook from its group's gradebook, and its
     status: GRADED, or FAILED (with the reason) where nbgrader did not autograde it. Returns the manual scores reset
@@ -681,7 +680,7 @@ def collect_scores(students: dict, groups: list[Group], assignment: str, logs: d
 TIMED_OUT = re.compile(r"time budget|no answer .* within|took no request|timed? ?out", re.IGNORECASE)
 
 
-def test_outcomes(paths: list[Path], cells: dict, scores: dict) -> dict:
+def test_outcomes(paths: list[Path], cells: dict, scores: dict) -> StudentResult:
     """{"tests": {grade_id: {"score", "points", "passed", and for a failed one "error", "timed_out",
     "sandbox_stopped"}}, "cell_errors": errors in the student's own cells, "first_cell_error"} from the autograded
     notebooks (what the checks wrote as outputs)."""
@@ -707,7 +706,8 @@ def test_outcomes(paths: list[Path], cells: dict, scores: dict) -> dict:
     return {"tests": tests, "cell_errors": errors, "first_cell_error": first}
 
 
-def copy_feedback(students: dict, groups: list[Group], assignment: str, out: Path, fallback: bool = False) -> None:
+def copy_feedback(students: dict[str, StudentResult], groups: list[Group], assignment: str, out: Path,
+                  fallback: bool = False) -> None:
     """The feedback pages of the graded students, to out/feedback/<student_id>/, MathJax from out/feedback/mathjax
     (no network); with `fallback`, a page nbgrader did not make in time is made escaped (feedback_html)."""
     for group in groups:
@@ -766,7 +766,7 @@ def points_per_cell(assignment: str) -> dict:
     return cells
 
 
-def write_report(report: dict, out: Path) -> None:
+def write_report(report: ClassReport, out: Path) -> None:
     """grades.csv, grades.json and report.txt in `out`, each on its own (one failing leaves the others); the
     gradebook corrections, if any, told on stderr."""
     problems = []

@@ -21,6 +21,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from autograde.results import GRADED, StudentResult
+
 MARKS = ("manual_score", "extra_credit")
 
 
@@ -108,10 +110,9 @@ def put_back(db: Path, assignment: str, student: str, marks: dict) -> list[str]:
     return review
 
 
-def gather(students: dict, groups: list, class_db: Path, assignment: str, marks: dict) -> None:
+def gather(students: dict[str, StudentResult], groups: list, class_db: Path, assignment: str, marks: dict) -> None:
     """Each graded student of `groups` into the set's gradebook `class_db` (and its notebooks into the folder beside
     it, where formgrader looks), the instructor's `marks` put back; its scores then read from there."""
-    from autograde.grade import GRADED
 
     root = class_db.parent
     for group in groups:
@@ -137,10 +138,10 @@ def gather(students: dict, groups: list, class_db: Path, assignment: str, marks:
     reread(students, assignment, [s for g in groups for s in g.students])
 
 
-def reread(students: dict, assignment: str, only: list[str] | None = None) -> list[str]:
+def reread(students: dict[str, StudentResult], assignment: str, only: list[str] | None = None) -> list[str]:
     """Scores of the graded students (`only` these) read again from their gradebooks (`gradebook`): the
     autograder's, overridden by manual scores, and the manual marks as `manual`. Returns those read."""
-    from autograde.grade import GRADED, read_gradebook
+    from autograde.grade import read_gradebook
 
     wanted: dict[Path, list[str]] = {}
     for student, info in students.items():

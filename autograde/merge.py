@@ -17,9 +17,10 @@ import sys
 from pathlib import Path
 
 from autograde.report import class_report, summary_table, write_csv, write_json
+from autograde.results import ClassReport
 
 
-def merge(parts: list[Path], out: Path) -> dict:
+def merge(parts: list[Path], out: Path) -> ClassReport:
     for part in parts:
         if not (part / "grades.json").is_file():
             raise ValueError(f"{part} holds no grades.json: it is not the --out folder of a grade.py run")

@@ -10,6 +10,8 @@ import csv
 import json
 from pathlib import Path
 
+from autograde.results import ClassReport, StudentResult
+
 COLUMNS = ["student_id", "status", "score", "max_score", "seconds", "sandbox", "submitted_at", "late", "flags"]
 
 
@@ -18,16 +20,16 @@ def safe(text) -> str:
     return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def plain_report(report: dict) -> dict:
+def plain_report(report: ClassReport) -> ClassReport:
     """`report` with every student id made `safe` (JSON and CSV hold no lone surrogates)."""
     return {**report, "students": {safe(s): info for s, info in report["students"].items()}}
 
 
-def write_json(report: dict, path: Path) -> None:
+def write_json(report: ClassReport, path: Path) -> None:
     path.write_text(json.dumps(plain_report(report), indent=1, default=safe, ensure_ascii=False))
 
 
-def write_csv(report: dict, path: Path) -> None:
+def write_csv(report: ClassReport, path: Path) -> None:
     """grades.csv: one row per student, the test cells' scores last (a column per test)."""
     cells = list(report["cells"]) or sorted({c for r in report["students"].values() for c in r.get("cells", {})})
     with open(path, "w", newline="", encoding="utf-8") as f:
@@ -41,7 +43,7 @@ def write_csv(report: dict, path: Path) -> None:
             writer.writerow(row)
 
 
-def _row(report: dict, student: str, info: dict, cells: list[str]) -> list:
+def _row(report: ClassReport, student: str, info: StudentResult, cells: list[str]) -> list:
     scores = info.get("cells", {})
     return [safe(student), info["status"], _num(info.get("score", 0.0)),
             _num(info.get("max_score", report["max_score"])), info.get("seconds", ""), info.get("sandbox", ""),
@@ -49,12 +51,12 @@ def _row(report: dict, student: str, info: dict, cells: list[str]) -> list:
             *(_num(scores[c]) if c in scores else "" for c in cells)]
 
 
-def _late(info: dict) -> str:
+def _late(info: StudentResult) -> str:
     late = info.get("late_s")
     return "" if late is None else f"{late / 86400:.2f} d" if late > 0 else "no"
 
 
-def flags(info: dict) -> list[str]:
+def flags(info: StudentResult) -> list[str]:
     """What an instructor should look at for one student: why it is not graded, tests that timed out or stopped the
     sandbox, errors in its own cells, a late submission, manual scores from the gradebook (formgrader)."""
     found = []
@@ -81,7 +83,7 @@ def flags(info: dict) -> list[str]:
     return found + info.get("manual_review", [])
 
 
-def class_report(report: dict) -> str:
+def class_report(report: ClassReport) -> str:
     """report.txt: per test, how many of the graded students passed it; per student, its flags."""
     graded = [info for info in report["students"].values() if info.get("status") == "graded"]
     lines = [f"{report['assignment']}: {len(graded)} graded of {len(report['students'])} student folder(s)", "",
@@ -102,7 +104,7 @@ def class_report(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summary_table(report: dict) -> str:
+def summary_table(report: ClassReport) -> str:
     rows = [f"{'student':<32} {'status':<16} {'score':>7}"]
     for student, info in report["students"].items():
         score = f"{_num(info.get('score', 0.0))}/{_num(info.get('max_score', report['max_score']))}"

@@ -72,7 +72,7 @@ from pathlib import Path
 import pytest
 from _mutants import EditDoesNotApply, apply_edit, header_fields, make_edit, mutant_source, shortest_form
 
-from autograde import notebooks
+from autograde import notebooks, results
 from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
@@ -646,6 +646,21 @@ def test_variant_scores_full_marks(variant, graded):
     lost = {c: f"{grading.cells[student][c]}/{grading.max_points[c]}" for c in sorted(cells)
             if grading.cells[student][c] != grading.max_points[c]}
     assert not lost, f"a correct answer lost points in {lost}: {about}"
+
+
+@pytest.mark.timeout(GRADE_TIMEOUT_S + 300)
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_grades_json_holds_only_the_declared_keys(assignment, graded):
+    """grades.json is what autograde/results.py declares (an instructor's script reads it by those keys): every key
+    of the run, of each student (graded, refused, not submitted) and of each test outcome."""
+    report = graded(assignment).report
+    assert set(report) <= results.REPORT_KEYS, f"undeclared: {set(report) - results.REPORT_KEYS}"
+    for student, info in report["students"].items():
+        assert set(info) <= results.STUDENT_KEYS, f"{student}: undeclared {set(info) - results.STUDENT_KEYS}"
+        assert info["status"] in (results.GRADED, results.FAILED, results.NOT_SUBMITTED, results.INVALID_ID), student
+        for cell, outcome in info.get("tests", {}).items():
+            undeclared = set(outcome) - results.TEST_KEYS
+            assert not undeclared, f"{student}, {cell}: undeclared {undeclared}"
 
 
 @pytest.mark.timeout(GRADE_TIMEOUT_S + 300)
