@@ -23,8 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-WORKER = Path(__file__).resolve().parent / "worker.py"
-SANDBOX_WORKER = "/tmp/grader/worker.py"
+WORKER = Path(__file__).resolve().parent / "sandbox_worker.py"
+SANDBOX_WORKER = "/tmp/grader/sandbox_worker.py"
 PROTOCOL = WORKER.parent / "protocol.py"  # the worker imports it as the file next to it
 SANDBOX_PROTOCOL = "/tmp/grader/protocol.py"
 TMPFS_BYTES = 2 * 2**30  # the sandbox's /tmp and /dev/shm (in memory): a notebook cannot fill the grader's memory

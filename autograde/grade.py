@@ -254,7 +254,7 @@ def grade(assignment: str, submissions: Path, out: Path, work: Path, jobs: int =
         try:
             _log(log, f"grading {assignment}: {len(submitted)} submission(s) in {len(groups)} group(s); "
                       f"work folder {work}")
-            release(assignment, groups, work, log, class_db)
+            record_assignment(assignment, groups, work, log, class_db)
             hand_in(students, groups, assignment)
             for student, info in students.items():
                 if info.get("reason"):
@@ -419,7 +419,7 @@ def split_groups(students: list[str], jobs: int, work: Path) -> list[Group]:
     return [Group(folder, group) for folder, group in zip(folders, groups)]
 
 
-def release(assignment: str, groups: list[Group], work: Path, log, class_db: Path) -> None:
+def record_assignment(assignment: str, groups: list[Group], work: Path, log, class_db: Path) -> None:
     """One `nbgrader generate_assignment` records the assignment in the first group's gradebook; the others copy it,
     and so does the set's gradebook `class_db` if there is none yet."""
     first = groups[0].folder

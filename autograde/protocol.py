@@ -3,7 +3,7 @@
     from autograde.protocol import frame, read_frame, plain, from_plain
 
 Both sides import this file: the grader (autograde/sandbox.py, trusted) as `autograde.protocol`, and the worker
-(autograde/worker.py, inside the sandbox, where the student can change anything) as the `protocol` next to it
+(autograde/sandbox_worker.py, inside the sandbox, where the student can change anything) as the `protocol` next to it
 (bubblewrap binds it to /tmp/grader/protocol.py). Nothing the worker's copy does decides a grade: the grader checks
 every frame it reads against the caps below itself. Standard library only (torch is imported by the two converters).
 

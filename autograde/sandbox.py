@@ -4,12 +4,12 @@
     with Submission(cells=["def f(x):\\n    return 2 * x"]) as student:
         assert student.call("f", 21) == 42      # f ran in the sandbox; 42 came back as plain data
 
-The grader (this module, trusted) starts `autograde/worker.py` inside `bwrap`: a read-only system (/usr, /etc, the
-Python installation, the virtual environment, distlab's source), its own empty /tmp, its own PID, network (loopback
-only), IPC and user namespaces, no environment but a few harmless variables. The repository, the instructor's home,
-the gradebook, the other submissions and this module are not there to read. Requests and replies are frames of
-torch.save bytes on two pipes; replies are loaded with `weights_only=True` (plain data only: no code runs here on
-load) and then compared, by the checks, with values the grader computed itself.
+The grader (this module, trusted) starts `autograde/sandbox_worker.py` inside `bwrap`: a read-only system (/usr, /etc,
+the Python installation, the virtual environment, distlab's source), its own empty /tmp, its own PID, network (loopback
+only), IPC and user namespaces, no environment but a few harmless variables. The repository, the instructor's home, the
+gradebook, the other submissions and this module are not there to read. Requests and replies are frames of torch.save
+bytes on two pipes; replies are loaded with `weights_only=True` (plain data only: no code runs here on load) and then
+compared, by the checks, with values the grader computed itself.
 
 Time and output are bounded from here: every request has a deadline (within the student's whole budget); a request
 past it, or a worker that dies or writes an oversized or malformed frame, ends the sandbox — every process in it,
@@ -298,8 +298,8 @@ class RawOutput:
 
 
 class SandboxProcess:
-    """One start of the sandbox: autograde/worker.py in bwrap (or, unsafe, in a plain process), the grader's ends of
-    its pipes (`channel`), its stdout and stderr drained into `raw_output`."""
+    """One start of the sandbox: autograde/sandbox_worker.py in bwrap (or, unsafe, in a plain process), the grader's
+    ends of its pipes (`channel`), its stdout and stderr drained into `raw_output`."""
 
     def __init__(self, sandbox: bool, preload_dynamo: bool, group: StudentGroup | None, raw_output: RawOutput):
         self.sandbox, self.group, self.raw_output = sandbox, group, raw_output

@@ -198,7 +198,7 @@ def visible_solution_cells(test_source: str, solutions: dict[str, str]) -> set[s
 
 
 @dataclass
-class Submission:
+class MutantSubmission:
     student: str
     members: list[Mutant]
     sees: dict[str, set[str]]  # {test grade_id: solution grade_ids it can see, with these mutants in}
@@ -220,7 +220,7 @@ def _sees(assignment: str, members: list[Mutant]) -> dict[str, set[str]]:
     return {cell: visible_solution_cells(code, solutions) for cell, code in tests.items()}
 
 
-def pack_mutants(assignment: str, mutants: list[Mutant]) -> list[Submission]:
+def pack_mutants(assignment: str, mutants: list[Mutant]) -> list[MutantSubmission]:
     """Mutants of different solution cells share a submission when each one's must-lose cells see only its own cell."""
     def fits(members):
         if len({m.replaces for m in members}) < len(members):
@@ -250,14 +250,14 @@ def pack_mutants(assignment: str, mutants: list[Mutant]) -> list[Submission]:
     submissions = []
     for members in packs + shared:
         student = "m-" + "--".join(m.name.replace("_", "-") for m in members)
-        submissions.append(Submission(student, members, _sees(assignment, members)))
+        submissions.append(MutantSubmission(student, members, _sees(assignment, members)))
     return submissions
 
 
 PACKS = {a: pack_mutants(a, [m for m in MUTANTS if m.assignment == a]) for a in ASSIGNMENTS}
 
 
-def submission_of(mutant: Mutant) -> Submission:
+def submission_of(mutant: Mutant) -> MutantSubmission:
     return next(p for p in PACKS[mutant.assignment] if any(m is mutant for m in p.members))
 
 
