@@ -148,8 +148,7 @@ def make_parser() -> argparse.ArgumentParser:
 def checked_work(parser: argparse.ArgumentParser, args) -> Path:
     """nbgrader's work folder for these arguments, once they are usable (else parser.error: exit status 2)."""
     if args.assignment not in notebooks.assignments():
-        parser.error(f"no assignment {args.assignment!r} in {notebooks.SOLUTIONS} "
-                     f"(there are: {notebooks.assignments()})")
+        parser.error(f"no assignment {args.assignment!r} in autograde/sets/ (there are: {notebooks.assignments()})")
     if not args.submissions.is_dir():
         parser.error(f"no folder {args.submissions}")
     if args.jobs < 1:
