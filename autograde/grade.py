@@ -120,7 +120,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(__doc__.split("\n")[2:]))
-    parser.add_argument("assignment", help="e.g. 01_data_parallelism (a folder of solutions/)")
+    parser.add_argument("assignment", help="e.g. 01_data_parallelism (a set of autograde/sets/)")
     parser.add_argument("submissions", type=Path, help="folder with one sub-folder per student")
     parser.add_argument("--out", type=Path, default=None,
                         help="where grades and feedback go (default: grading/<assignment>/); a folder holding "

@@ -84,6 +84,7 @@ def test_a_set_s_launch_table_is_its_preset(tmp_path):
     ({"04_tp": {**GOOD, "lesson_minutes": "0"}}, ["04_tp"], r"lesson_minutes = 0 must be positive"),
     ({"04_tp": GOOD}, [], r"04_tp/set.toml: lesson = 'lessons/04_tp.ipynb': no such file"),
     ({"05_tp": GOOD}, ["04_tp"], r"05_tp/set.toml: number = 4, but the folder's name starts with 05"),
+    ({"04_tp": {**GOOD, "lesson": '"lessons/../04_tp.ipynb"'}}, ["04_tp"], r"a set's lesson is lessons/04_tp.ipynb"),
     ({"04_tp": GOOD, "04_tq": {**GOOD, "lesson": '"lessons/04_tq.ipynb"'}}, ["04_tp", "04_tq"],
      r"04_tp/ and 04_tq/ both declare number = 4"),
     ({"04_tp": None}, ["04_tp"], r"04_tp/set.toml is missing"),
@@ -92,8 +93,8 @@ def test_a_set_s_launch_table_is_its_preset(tmp_path):
     ({"04_tp": {**GOOD, "[launch]\ntimeout": "0"}}, ["04_tp"], r"\[launch\]: LaunchPreset.timeout must be a positive"),
     ({"04_tp": {**GOOD, "[launch]\ntimout": "30"}}, ["04_tp"], r"\[launch\]: .*unexpected keyword argument 'timout'"),
 ], ids=["missing key", "unknown key", "string number", "bool number", "int flag", "no minutes", "no lesson",
-        "folder and number differ", "one number twice", "no set.toml", "folder name", "bad toml", "bad preset",
-        "unknown preset key"])
+        "folder and number differ", "lesson not named after it", "one number twice", "no set.toml", "folder name",
+        "bad toml", "bad preset", "unknown preset key"])
 def test_an_inconsistent_registry_is_refused_naming_the_file_and_the_problem(tmp_path, specs, lessons, message):
     with pytest.raises(sets.SetError, match=message):
         sets.load(*registry(tmp_path, specs, lessons))

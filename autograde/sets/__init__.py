@@ -14,7 +14,7 @@ A set.toml (tomllib, the standard library; no torch is imported here):
 
     number = 4                                    # the lesson's number; the folder's name starts with it: 04_...
     title = "Tensor parallelism, whole Transformer block"   # COURSE_PLAN.md's lesson column
-    lesson = "lessons/04_tensor_parallelism.ipynb"          # from the repository's root
+    lesson = "lessons/04_tensor_parallelism.ipynb"          # lessons/<the folder's name>.ipynb
     lesson_minutes = 80                           # the core path, as the lesson's opening cell says
     ranks_import_dynamo = true                    # optional (true): see `ExerciseSet.ranks_import_dynamo`
     grading_seconds = 277                         # optional: its class's grading time in CI (conftest: longest first)
@@ -90,7 +90,8 @@ def exercise_sets() -> tuple[ExerciseSet, ...]:
 def load(sets_dir: Path, repo: Path) -> tuple[ExerciseSet, ...]:
     """The sets declared in `sets_dir`/<name>/set.toml, lesson paths taken from `repo`, by number. SetError names
     the first problem: a folder that is not `NN_<topic>` or has no set.toml, a key missing, unknown or of the wrong
-    type, a lesson file that does not exist, a folder whose NN is not its number, two sets with one number."""
+    type, a folder whose NN is not its number, a lesson other than lessons/<name>.ipynb or that does not exist, two
+    sets with one number."""
     folders = sorted(p for p in sets_dir.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
     found = [read(folder, repo) for folder in folders]
     by_number = {}
@@ -126,6 +127,9 @@ def read(folder: Path, repo: Path) -> ExerciseSet:
     if spec["number"] != int(NAME.fullmatch(folder.name)[1]):
         raise SetError(f"{where}: number = {spec['number']}, but the folder's name starts with "
                        f"{folder.name[:2]}: name it {spec['number']:02d}_..., or fix the number")
+    if spec["lesson"] != f"lessons/{folder.name}.ipynb":
+        raise SetError(f"{where}: lesson = {spec['lesson']!r}: a set's lesson is lessons/{folder.name}.ipynb (the "
+                       "book, the notebook tests and conftest find a lesson's set by that name)")
     lesson = repo / spec["lesson"]
     if not lesson.is_file():
         raise SetError(f"{where}: lesson = {spec['lesson']!r}: no such file in the repository")
