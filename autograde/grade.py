@@ -119,7 +119,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(__doc__.split("\n")[2:]))
-    parser.add_argument("assignment", help="e.g. 01_data_parallelism (a folder of solutions/)")
+    parser.add_argument("assignment", help="e.g. 01_data_parallelism (a set of autograde/sets/)")
     parser.add_argument("submissions", type=Path, help="folder with one sub-folder per student")
     parser.add_argument("--out", type=Path, default=None,
                         help="where grades and feedback go (default: grading/<assignment>/); a folder holding "
@@ -147,8 +147,7 @@ def make_parser() -> argparse.ArgumentParser:
 def checked_work(parser: argparse.ArgumentParser, args) -> Path:
     """nbgrader's work folder for these arguments, once they are usable (else parser.error: exit status 2)."""
     if args.assignment not in notebooks.assignments():
-        parser.error(f"no assignment {args.assignment!r} in {notebooks.SOLUTIONS} "
-                     f"(there are: {notebooks.assignments()})")
+        parser.error(f"no assignment {args.assignment!r} in autograde/sets/ (there are: {notebooks.assignments()})")
     if not args.submissions.is_dir():
         parser.error(f"no folder {args.submissions}")
     if args.jobs < 1:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from autograde import sets
 from distlab.launching.process_tree import kill_tree
 from distlab.notebook_source import (SOLUTION_MARKERS, cell_source, grade_id, nbgrader_metadata, read_notebook,
                                      solution_cells, strip_solution_markers)
@@ -34,8 +35,19 @@ _REGEX_SPECIALS = re.compile(r"[\\^$*+?{}\[\]|()]")
 # --- the course's assignments ---------------------------------------------------------------------------------
 
 def assignments() -> list[str]:
-    """Assignment names: the folders of solutions/ that hold a notebook."""
-    return sorted(p.name for p in SOLUTIONS.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+    """Assignment names: the exercise sets of autograde/sets/, by number. A set without its notebook in solutions/,
+    or a solutions/ folder with a notebook that no set declares, is an error that names it."""
+    registered = sets.exercise_sets()
+    unclaimed = sorted({p.name for p in SOLUTIONS.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))}
+                       - {exercise_set.name for exercise_set in registered})
+    if unclaimed:
+        raise sets.SetError(f"solutions/{unclaimed[0]}/ holds a notebook, but no exercise set declares it: add "
+                            f"autograde/sets/{unclaimed[0]}/set.toml (autograde/README.md, \"Adding an exercise set\")")
+    for exercise_set in registered:
+        if not any(exercise_set.solutions.glob("*.ipynb")):
+            raise sets.SetError(f"exercise set {exercise_set.name} (autograde/sets/{exercise_set.name}/set.toml) has "
+                                f"no notebook in solutions/{exercise_set.name}/")
+    return [exercise_set.name for exercise_set in registered]
 
 
 def assignment_notebooks(assignment: str, source_dir=SOLUTIONS) -> list[Path]:

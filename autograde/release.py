@@ -20,13 +20,13 @@ from autograde import notebooks
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("assignments", nargs="*", help="assignment names (default: every folder of solutions/)")
+    parser.add_argument("assignments", nargs="*", help="assignment names (default: every set of autograde/sets/)")
     parser.add_argument("--check", action="store_true", help="only compare exercises/ with a fresh generation")
     args = parser.parse_args(argv)
     known = notebooks.assignments()
     unknown = sorted(set(args.assignments) - set(known))
     if unknown:
-        parser.error(f"no assignment(s) {unknown} in {notebooks.SOLUTIONS} (there are: {known})")
+        parser.error(f"no assignment(s) {unknown} in autograde/sets/ (there are: {known})")
     drift = False
     with tempfile.TemporaryDirectory(prefix="distlab-release-") as tmp:
         for assignment in args.assignments or known:

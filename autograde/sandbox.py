@@ -84,7 +84,7 @@ class Submission:
         limits = {k: v for k, v in (("memory_bytes", memory_bytes), ("tasks", tasks), ("cpus", cpus)) if v is not None}
         self.group = StudentGroup.create(label, **limits) if sandbox else None
         self.group_peak: dict | None = None  # the group's peak use, once the submission is closed
-        self.preload_dynamo = preload_dynamo  # False: no torch._dynamo (_common.ranks_import_dynamo)
+        self.preload_dynamo = preload_dynamo  # False: no torch._dynamo (autograde.sets.ExerciseSet)
         self.rank_filename = rank_filename
         self.cell_timeout_s, self.call_timeout_s, self.max_restarts = cell_timeout_s, call_timeout_s, max_restarts
         self.budget = Deadline.after(budget_s)

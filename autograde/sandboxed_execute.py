@@ -18,8 +18,9 @@ import traceback
 
 from nbformat.v4 import new_output
 
+from autograde import sets
+from autograde.checks._common import checks_of, rank_source
 from autograde.limits import SandboxLimits
-from autograde.checks._common import checks_of, rank_source, ranks_import_dynamo
 from autograde.sandbox import SandboxError, StudentError, Submission
 
 try:
@@ -62,7 +63,7 @@ class SandboxedExecute(_WithLimits):
 def submission(assignment: str, cells: list[str], **limits) -> Submission:
     """The sandbox of one student's `cells` for `assignment`'s checks (grading and autograde/try_checks.py alike)."""
     return Submission(cells, rank_source(assignment), rank_filename=f"autograde/checks/{assignment}_ranks.py",
-                      preload_dynamo=ranks_import_dynamo(assignment), **limits)
+                      preload_dynamo=sets.get(assignment).ranks_import_dynamo, **limits)
 
 
 def run_check(fn, student) -> list:

@@ -213,11 +213,28 @@ def broken_links(out: Path) -> list[str]:
     return broken
 
 
+def course_lessons() -> list[Path]:
+    """The lessons, in the course's order: those of the registry of exercise sets (autograde/sets), where a lesson
+    notebook it does not list is an error (every lesson has its set: a site would link exercises that do not exist);
+    in the student edition, which has no autograde/, every lessons/NN_*.ipynb by number."""
+    notebooks = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
+    try:
+        from autograde import sets
+    except ModuleNotFoundError:  # the student edition
+        return notebooks
+    listed = [exercise_set.lesson for exercise_set in sets.exercise_sets()]
+    unlisted = [path.name for path in notebooks if path not in listed]
+    if unlisted:
+        raise SystemExit(f"book: lessons/{unlisted[0]} is no exercise set's lesson: add its autograde/sets/<name>/"
+                         "set.toml (autograde/README.md, \"Adding an exercise set\")")
+    return listed
+
+
 def build(out: Path, lessons: list[Path] | None = None, executed=executed_lesson) -> int:
-    """The site in `out` from `lessons` (default: lessons/0*.ipynb), each executed by `executed(path)`; its exercise
+    """The site in `out` from `lessons` (default: `course_lessons()`), each executed by `executed(path)`; its exercise
     notebook is exercises/<stem>/*.ipynb (the same folder name as the lesson's file)."""
     out.mkdir(parents=True, exist_ok=True)
-    lessons = lessons if lessons is not None else sorted((ROOT / "lessons").glob("0*.ipynb"))
+    lessons = lessons if lessons is not None else course_lessons()
     shutil.copytree(MATHJAX, out / "mathjax", dirs_exist_ok=True)
     exporter = HTMLExporter(template_name="lab", mathjax_url=MATHJAX_URL)
     exercise_exporter = HTMLExporter(template_name="lab", mathjax_url="../" + MATHJAX_URL)  # one folder down

@@ -27,11 +27,13 @@ import nbformat
 import pytest
 from _chromium import launch, needs_chromium
 
+from autograde import sets
 from distlab.notebook_source import executed_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "build" / "browser"
-NOTEBOOKS = sorted([*ROOT.glob("lessons/0*.ipynb"), *ROOT.glob("solutions/*/*.ipynb")])
+NOTEBOOKS = sorted(path for exercise_set in sets.exercise_sets()
+                   for path in [exercise_set.lesson, *exercise_set.solutions.glob("*.ipynb")])
 PAGE_TIMEOUT_S = 180  # loading JupyterLab, opening a notebook, starting its kernel (seconds on a loaded machine)
 RUN_ALL_TIMEOUT_S = 840  # <= 90 s on 2 idle cores; under pytest-timeout's 900 s, so a late run leaves a screenshot
 RUN_ALL_BUDGET_S = 90  # the course's budget for a lesson's Run All on 2 cores; failed at twice that (two run at once)

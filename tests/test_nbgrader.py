@@ -1,5 +1,5 @@
-"""Round trips through the real nbgrader, for every exercise set in solutions/ (generic: a new lesson only adds its
-notebook and its mutants in tests/mutants/<assignment>/).
+"""Round trips through the real nbgrader, for every exercise set of autograde/sets/ (generic: a new set only adds its
+folder there, its notebooks, and its mutants and variants in tests/mutants/<assignment>/, tests/variants/<assignment>/).
 
     pytest tests/test_nbgrader.py
 

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from autograde import sets
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(p for folder in ("lessons", "solutions", "exercises") for p in (ROOT / folder).rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
@@ -62,11 +64,15 @@ def test_notebooks_are_committed_clean(path):
         assert len(set(ids)) == len(ids), f"{path.name}: two cells share an id"
 
 
-def test_every_lesson_has_an_exercise_set_and_a_solution_set():
-    lessons = {p.stem for p in (ROOT / "lessons").glob("0*.ipynb")}
-    assert lessons, "no lessons found"
-    assert lessons <= {p.name for p in (ROOT / "solutions").iterdir() if p.is_dir()}
-    assert lessons <= {p.name for p in (ROOT / "exercises").iterdir() if p.is_dir()}
+def test_every_lesson_notebook_is_a_registered_set_s_with_its_solution_and_exercise_notebooks():
+    """lessons/NN_*.ipynb are the registry's lessons (autograde/sets), each set with its notebooks in solutions/ and
+    exercises/ (a lesson 10 counts too)."""
+    registered = sets.exercise_sets()
+    assert registered, "no exercise sets in autograde/sets/"
+    assert sorted(ROOT.glob("lessons/[0-9][0-9]_*.ipynb")) == sorted(s.lesson for s in registered)
+    for exercise_set in registered:
+        assert any(exercise_set.solutions.glob("*.ipynb")) and any(exercise_set.exercises.glob("*.ipynb")), \
+            exercise_set.name
 
 
 def _graded_names(solution: Path) -> list[str]:
@@ -79,13 +85,41 @@ def _graded_names(solution: Path) -> list[str]:
     return names
 
 
-def test_the_course_plan_names_what_each_exercise_set_grades():
-    """COURSE_PLAN.md's "graded names" column is the list of what each set's solution cells define, lesson by lesson."""
-    rows = re.findall(r"^\| (\d) \|[^|]*\|[^|]*\|([^|]*)\|", (ROOT / "COURSE_PLAN.md").read_text(), re.M)
-    assert [int(n) for n, _ in rows] == list(range(1, 8))
-    for number, column in rows:
-        (solution,) = (ROOT / "solutions").glob(f"0{number}_*/*.ipynb")
-        assert sorted(re.findall(r"`(\w+)`", column)) == sorted(_graded_names(solution)), solution.parent.name
+def _table_rows(path: Path) -> list[list[str]]:
+    """The cells of the rows of the markdown table whose first column is a lesson's number."""
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in path.read_text().splitlines() if re.match(r"\| \d+ \|", line)]
+
+
+def test_the_course_plan_s_table_is_the_registry_row_by_row():
+    """COURSE_PLAN.md's table has one row per registered set, in order: its number, its lesson's title, and in the
+    "graded names" column what the set's solution cells define."""
+    rows, registered = _table_rows(ROOT / "COURSE_PLAN.md"), sets.exercise_sets()
+    assert [int(row[0]) for row in rows] == [s.number for s in registered]
+    for row, exercise_set in zip(rows, registered):
+        assert row[1] == exercise_set.title, f"COURSE_PLAN.md, lesson {row[0]}: set.toml says {exercise_set.title!r}"
+        (solution,) = exercise_set.solutions.glob("*.ipynb")
+        assert sorted(re.findall(r"`(\w+)`", row[3])) == sorted(_graded_names(solution)), exercise_set.name
+
+
+def test_the_readme_s_lesson_table_is_the_registry_row_by_row():
+    """README.md's lesson table has one row per registered set, in order: its number and a link to its lesson."""
+    rows, registered = _table_rows(ROOT / "README.md"), sets.exercise_sets()
+    assert [int(row[0]) for row in rows] == [s.number for s in registered]
+    for row, exercise_set in zip(rows, registered):
+        assert re.fullmatch(r"\[.+\]\((.+)\)", row[1])[1] == exercise_set.lesson.relative_to(ROOT).as_posix(), row[0]
+
+
+@pytest.mark.parametrize("exercise_set", sets.exercise_sets(), ids=lambda s: s.name)
+def test_a_set_s_lesson_minutes_are_what_its_lesson_says(exercise_set):
+    """`lesson_minutes` is the core path its lesson's opening cell announces, and the sum of that cell's `~min`
+    column (the book's index shows the sum: book/build.py, minutes_of)."""
+    opening = next("".join(cell["source"]) for cell in json.loads(exercise_set.lesson.read_text())["cells"]
+                   if cell["cell_type"] == "markdown")
+    announced = re.findall(r"[Tt]he core path (?:takes about|is) (\d+) minutes", opening)
+    column = sum(int(row.rsplit("|", 2)[1]) for row in opening.splitlines()
+                 if re.fullmatch(r"\|.*\|\s*\d+\s*\|", row.strip()))
+    assert [int(n) for n in announced] == [exercise_set.lesson_minutes] == [column], exercise_set.lesson.name
 
 
 def test_course_script_explains_itself():

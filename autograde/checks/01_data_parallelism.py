@@ -8,13 +8,14 @@ import math
 
 import torch
 
+from autograde import sets
 from autograde.checks._common import (assert_number, assert_raises, assert_tensor, check, generator,
                                       spread_over_groups)
 from autograde.netstat import RingWatch
 from autograde.sandbox import StudentError
 
 ranks = importlib.import_module("autograde.checks.01_data_parallelism_ranks")  # model builders for the references
-LAUNCH = {"timeout": 20, "collective_timeout": 10}  # generous: the grader may share 2 cores with other gradings
+LAUNCH = sets.get("01_data_parallelism").launch.kwargs()  # autograde/sets/01_data_parallelism/set.toml
 
 
 def rank_inputs(world_size, numel, dtype=torch.float32, label=""):

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import torch
 
+from autograde import sets
 from autograde.checks._common import (assert_number, assert_raises, assert_tensor, check, generator,
                                       spread_over_groups)
 
@@ -21,7 +22,7 @@ def batch(kind, step):
     return ranks.batch(kind, step, seed=BATCH_SEED)
 
 
-LAUNCH = {"timeout": 20, "collective_timeout": 10}  # generous: the grader may share 2 cores with other gradings
+LAUNCH = sets.get("02_sharding").launch.kwargs()  # autograde/sets/02_sharding/set.toml
 
 
 # --- Part 1: zero_memory_per_gpu ---------------------------------------------------------------------------------

@@ -12,11 +12,12 @@ import math
 import torch
 import torch.nn.functional as F
 
+from autograde import sets
 from autograde.checks._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
                                       generator, statement_source)
 
 ranks = importlib.import_module("autograde.checks.04_tensor_parallelism_ranks")  # rank_linear_from, for references
-LAUNCH = {"timeout": 30, "collective_timeout": 10}
+LAUNCH = sets.get("04_tensor_parallelism").launch.kwargs()  # autograde/sets/04_tensor_parallelism/set.toml
 # The statement's f and g, sent with each launch of the layers' checks (statement_source: never in the sandbox before)
 F_AND_G = statement_source("04_tensor_parallelism", ["f_and_g"])
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}  # fp32: the ranks sum partial products in another order than one process

@@ -21,11 +21,12 @@ import random
 
 import torch
 
+from autograde import sets
 from autograde.checks._common import (GRADING_SEED, StudentError, assert_number, assert_raises, assert_tensor, check,
                                       draw_int, generator)
 
 ranks = importlib.import_module("autograde.checks.05_pipeline_ranks")  # the model and its parts, for the reference
-LAUNCH = {"timeout": 30, "collective_timeout": 10}
+LAUNCH = sets.get("05_pipeline").launch.kwargs()  # autograde/sets/05_pipeline/set.toml
 
 
 class Deadlock(AssertionError):

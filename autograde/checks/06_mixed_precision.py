@@ -18,9 +18,11 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
+from autograde import sets
 from autograde.checks._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
                                       generator, statement_source)
 
+LAUNCH = sets.get("06_mixed_precision").launch.kwargs()  # autograde/sets/06_mixed_precision/set.toml
 TINY = dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64)  # the lesson's model
 
 
@@ -358,8 +360,7 @@ def scaler_trains_the_tiny_model(student):
                           (dict(init_scale=2.0**30, growth_factor=1.5, backoff_factor=0.3, growth_interval=2), 10)]:
         where = f"2 ranks, DDP, fp16 autocast, SGD, {scaler_call(kwargs)}"
         batch_seed = int(torch.randint(2**30, (1,), generator=generator(f"06 training {kwargs}")))
-        results = student.launch("train_tiny", 2, args=(kwargs, TINY, steps, 0.1, 4, 16, batch_seed), timeout=120,
-                                 collective_timeout=30)
+        results = student.launch("train_tiny", 2, args=(kwargs, TINY, steps, 0.1, 4, 16, batch_seed), **LAUNCH)
         key = repr((sorted(kwargs.items()), steps, batch_seed))
         if key not in _REFERENCE_TRAINING:
             _REFERENCE_TRAINING[key] = reference_training(kwargs, TINY, steps, 0.1, 4, 16, batch_seed)

@@ -10,11 +10,11 @@ import math
 
 import torch
 
+from autograde import sets
 from autograde.checks._common import StudentError, check, draw_int, generator, statement_source
 from distlab.models import ModelConfig, TinyTransformer, random_batch
 
-RANKS_IMPORT_DYNAMO = False  # no rank builds an optimizer or counts: the sandbox starts 0.6 s sooner (_common.py)
-LAUNCH = {"timeout": 40, "collective_timeout": 10}
+LAUNCH = sets.get("07_inference").launch.kwargs()  # autograde/sets/07_inference/set.toml
 REL = 1e-6  # the exercise promises "within a relative 1e-6"
 
 

@@ -136,16 +136,6 @@ def statement_source(assignment: str, names) -> str:
     return STAND_IN_PREAMBLE + "".join(sections[name] for name in chosen)
 
 
-def ranks_import_dynamo(assignment: str) -> bool:
-    """Whether this set's ranks import torch._dynamo (0.6 s of CPU each): building an optimizer or DDP does, and so
-    does the first operation under any TorchDispatchMode (`distlab.count_comm`, `track_memory`; torch wraps its
-    `__torch_dispatch__` in a lazy `_disable_dynamo`), and some of TinyTransformer's backward. The ranks' forkserver
-    imports it once per student, or every rank of every launch imports it again. A checks module that says
-    `RANKS_IMPORT_DYNAMO = False` gets a sandbox whose forkserver does not: only where grading the solution is
-    measured faster that way (`python -m autograde.try_checks <set>` prints the time of each check)."""
-    return getattr(importlib.import_module(f"autograde.checks.{assignment}"), "RANKS_IMPORT_DYNAMO", True)
-
-
 def rank_source(assignment: str) -> str:
     """The rank-side procedures of an assignment (run in the sandbox), or "" if it has none."""
     path = CHECKS_DIR / f"{assignment}_ranks.py"
