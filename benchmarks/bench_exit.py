@@ -97,7 +97,7 @@ def main() -> int:
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench_exit_"))
-    paths = {p.stem: p for p in sorted(SCRIPTS.glob("0*.py"))}
+    paths = {p.stem: p for p in sorted(SCRIPTS.glob("[0-9][0-9]_*.py"))}
     if not args.no_controls:
         for name, (start, ending) in CONTROLS.items():
             paths[name] = work / f"{name}.py"
