@@ -18,18 +18,22 @@ LAUNCH = sets.get("07_inference").launch.kwargs()  # autograde/sets/07_inference
 REL = 1e-6  # the exercise promises "within a relative 1e-6"
 
 
-def model(n_params, n_layers, d_model, n_heads, n_kv_heads, head_dim=128, bytes_per_param=2):
+def model(n_params, n_layers, d_model, n_heads, n_kv_heads, head_dim=128, bytes_per_param=2, vocab_size=32000):
     return dict(n_params=n_params, n_layers=n_layers, d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
-                head_dim=head_dim, bytes_per_param=bytes_per_param)
+                head_dim=head_dim, bytes_per_param=bytes_per_param, vocab_size=vocab_size)
 
 
-# Published configurations; parameter counts as computed from them (embeddings and output layer untied)
+# Published configurations; parameter counts as computed from them (embeddings and output layer untied); vocabularies
+# from the models' config.json: 32,000 tokens for Llama 2, 128,256 for Llama 3
 LLAMA2_7B = model(6.74e9, 32, 4096, 32, 32)
 LLAMA2_13B = model(13.02e9, 40, 5120, 40, 40)
 LLAMA2_70B = model(68.98e9, 80, 8192, 64, 8)
-LLAMA3_8B = model(8.03e9, 32, 4096, 32, 8)
-LLAMA3_70B = model(70.6e9, 80, 8192, 64, 8)
-LLAMA3_405B = model(405.85e9, 126, 16384, 128, 8)
+LLAMA3_8B = model(8.03e9, 32, 4096, 32, 8, vocab_size=128256)
+LLAMA3_70B = model(70.6e9, 80, 8192, 64, 8, vocab_size=128256)
+LLAMA3_405B = model(405.85e9, 126, 16384, 128, 8, vocab_size=128256)
+# Llama-3.2-1B's shape (Meta's config.json; 1.24e9 parameters with its output layer tied to the embedding), untied:
+# the output layer is a fifth of what a device reads, so the last stage differs most from the others
+LLAMA32_1B = model(1.50e9, 16, 2048, 32, 8, head_dim=64, vocab_size=128256)
 # Devices: H100 SXM and A100 SXM 80 GB (NVIDIA's datasheets: HBM bandwidth, dense bf16, NVLink each way), a 24 GB
 # PCIe card, and ideal links. Latencies are assumptions, as in the lesson.
 H100 = dict(hbm_bytes=80e9, hbm_bandwidth=3.35e12, flops=989e12, link_bandwidth=450e9, link_latency=2e-6)
@@ -41,15 +45,17 @@ TOY_DEVICE = dict(hbm_bytes=1e12, hbm_bandwidth=1e12, flops=1e13, link_bandwidth
 # A near tie: FLOP/s set so that batch 16 is memory-bound by a relative 5e-11 (its step reads TOY's weights and one
 # token's cache per sequence), every larger batch compute-bound and 5e-11 faster per token. Within the statement's
 # 1e-9 all of them tie, and the smallest batch, 16, wins; counting only exact equality as a tie picks a larger one.
-_READ_16 = (TOY["n_params"] * TOY["bytes_per_param"] + 16 * 2 * 4 * 8 * 128 * 2) / TOY_DEVICE["hbm_bandwidth"]
-NEAR_TIE_DEVICE = dict(TOY_DEVICE, flops=2 * TOY["n_params"] * 16 / (_READ_16 * (1 - 5e-11)))
-# A multi-query model (one KV head) on 6 devices, 32768 tokens of context: every KV head is replicated on each TP
-# rank, so TP2 needs a larger batch (32) than TP1 PP3 (16) before it is compute-bound, and both then tie. The
-# statement's order (the smaller tp * pp first) picks TP2 batch 32; ordering by batch first would pick TP1 PP3 batch
-# 16. With 8 KV heads, as in every other tie here, the two orders agree.
+_TOY_READ = TOY["n_params"] - TOY["vocab_size"] * TOY["d_model"]  # all but the input embedding
+_READ_16 = (_TOY_READ * TOY["bytes_per_param"] + 16 * 2 * 4 * 8 * 128 * 2) / TOY_DEVICE["hbm_bandwidth"]
+NEAR_TIE_DEVICE = dict(TOY_DEVICE, flops=2 * _TOY_READ * 16 / (_READ_16 * (1 - 5e-11)))
+# A multi-query model (one KV head) on 6 devices, 8192 tokens of context: every KV head is replicated on each TP
+# rank, so TP2 needs a larger batch (32) than TP1 PP3 (16) before it is compute-bound, and both then tie; TP1 PP2,
+# whose first stage holds 2 of the 3 layers, does not fit batch 16 in 1.48 GB (found by a search over the device's
+# FLOP/s and memory). The statement's order (the smaller tp * pp first) picks TP2 batch 32; ordering by batch first
+# would pick TP1 PP3 batch 16. With 8 KV heads, as in every other tie here, the two orders agree.
 MQA_TIE = model(1e9, 3, 1024, 6, 1)
 MQA_70B = dict(LLAMA3_70B, n_kv_heads=1)  # Llama-3-70B's sizes with one KV head
-MQA_TIE_DEVICE = dict(TOY_DEVICE, hbm_bytes=2.7e9)
+MQA_TIE_DEVICE = dict(TOY_DEVICE, flops=14e12, hbm_bytes=1.48e9)
 
 
 # --- the reference, from the exercise's statement -------------------------------------------------------------
@@ -69,49 +75,70 @@ def reference_shard_heads(n_heads, n_kv_heads, tp, rank):
     return query, sorted({h // group for h in query})
 
 
-def reference_kv_heads_per_rank(m, tp):
-    return len(reference_shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)[1])
+def reference_layers(m, pp, stage):
+    """Layers of stage `stage` of `pp`: the first n_layers % pp stages one more (Part 2)."""
+    return m["n_layers"] // pp + (1 if stage < m["n_layers"] % pp else 0)
 
 
-def reference_pass_time(m, hw, tp, pp, tokens, kv_read, chunks=1):
-    """`chunks` passes of `tokens` rows through a tp x pp replica, each device also reading `kv_read` bytes of KV cache
-    per pass: 2 ring all-reduces of the tokens' activations per layer, a hop between stages. Stage j starts pass i at
-    j (stage + hop) + i stage, so the last leaves the last stage after (chunks + pp - 1) stage times and pp - 1 hops;
-    one pass is the stages one after the other."""
-    layers, b = m["n_layers"] // pp, m["bytes_per_param"]
-    read = m["n_params"] * b / (tp * pp) + kv_read
-    stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * tokens / (tp * pp) / hw["flops"])
-    size = tokens * m["d_model"] * b
-    if tp > 1:
-        stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
-    return (chunks + pp - 1) * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+def reference_device_params(m, tp, pp, stage):
+    """(parameters a device of `stage` holds, parameters it reads in a pass): its 1/tp of the stage's layers, of the
+    input embedding on the first stage (held, not read: a pass gathers rows of it) and of the output layer on the
+    last (held and read)."""
+    embedding = m["vocab_size"] * m["d_model"]
+    layers = reference_layers(m, pp, stage) * (m["n_params"] - 2 * embedding) / m["n_layers"]
+    first, last = embedding * (stage == 0), embedding * (stage == pp - 1)
+    return (layers + first + last) / tp, (layers + last) / tp
+
+
+def reference_stage_seconds(m, hw, tp, pp, tokens, context_len):
+    """Each stage's seconds for a pass of `tokens` rows with `context_len` tokens of KV cache each (0 in prefill):
+    the longer of its reads and its FLOPs, then 2 ring all-reduces per layer; and the seconds of one hop."""
+    b, size = m["bytes_per_param"], tokens * m["d_model"] * m["bytes_per_param"]
+    ring = 2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"] if tp > 1 else 0.0
+    seconds = []
+    for stage in range(pp):
+        _, read = reference_device_params(m, tp, pp, stage)
+        kv = tokens * context_len * reference_device_kv_bytes(m, tp, pp, stage * tp)
+        seconds.append(max((read * b + kv) / hw["hbm_bandwidth"], 2 * read * tokens / hw["flops"])
+                       + reference_layers(m, pp, stage) * 2 * ring)
+    return seconds, hw["link_latency"] + size / hw["link_bandwidth"]
 
 
 def reference_step_time(m, hw, tp, pp, batch, context_len):
-    kv_read = batch * context_len * reference_kv_bytes(m["n_layers"] // pp, reference_kv_heads_per_rank(m, tp),
-                                                       m["head_dim"], m["bytes_per_param"])
-    return reference_pass_time(m, hw, tp, pp, batch, kv_read)
+    """A token crosses the stages one after the other, and pp - 1 hops."""
+    seconds, hop = reference_stage_seconds(m, hw, tp, pp, batch, context_len)
+    return sum(seconds) + (pp - 1) * hop
 
 
 def reference_prefill_time(m, hw, tp, pp, prompt_len, chunk_len=None):
-    """The prompt in chunks of chunk_len tokens (None: one chunk) through the pipeline; nothing cached yet: no KV cache
-    to read."""
+    """The prompt in chunks of chunk_len tokens (None: one chunk) through the pipeline, simulated by the statement's
+    rule: a stage starts chunk i when it has finished chunk i - 1 and chunk i has arrived (one hop after it left the
+    stage before). Nothing cached yet: no KV cache to read. (The stand-in uses the flow shop's closed form: the two
+    agree within rounding.)"""
     chunk = prompt_len if chunk_len is None else chunk_len
-    return reference_pass_time(m, hw, tp, pp, chunk, 0, prompt_len // chunk)
+    seconds, hop = reference_stage_seconds(m, hw, tp, pp, chunk, 0)
+    finished = [0.0] * pp
+    for _ in range(prompt_len // chunk):
+        arrived = 0.0
+        for stage, time in enumerate(seconds):
+            finished[stage] = max(finished[stage], arrived) + time
+            arrived = finished[stage] + hop
+    return finished[-1]
 
 
 def reference_fits(m, hw, tp, pp, batch, context_len):
-    kv = pp * batch * context_len * reference_kv_bytes(m["n_layers"] // pp, reference_kv_heads_per_rank(m, tp),
-                                                       m["head_dim"], m["bytes_per_param"])
-    return m["n_params"] * m["bytes_per_param"] / (tp * pp) + kv <= hw["hbm_bytes"]
+    """Every device holds its weights and the KV cache of the pp batches in flight within hbm_bytes."""
+    return all(reference_device_params(m, tp, pp, stage)[0] * m["bytes_per_param"]
+               + pp * batch * context_len * reference_device_kv_bytes(m, tp, pp, stage * tp) <= hw["hbm_bytes"]
+               for stage in range(pp))
 
 
 def every_config(m, hw, num_devices, context_len, max_batch=1024):
     """Every configuration the exercise names, feasible in memory or not, with its latency and throughput."""
     for tp in range(1, num_devices + 1):
         for pp in range(1, num_devices + 1):
-            if num_devices % (tp * pp) or m["n_layers"] % pp or reference_shard_heads(m["n_heads"],
-                                                                                       m["n_kv_heads"], tp, 0) is None:
+            if num_devices % (tp * pp) or pp > m["n_layers"] or reference_shard_heads(m["n_heads"], m["n_kv_heads"],
+                                                                                       tp, 0) is None:
                 continue
             for batch in (2**k for k in range(max_batch.bit_length()) if 2**k <= max_batch):
                 step = reference_step_time(m, hw, tp, pp, batch, context_len)
@@ -173,7 +200,8 @@ NAMES = {"LLAMA2_7B": LLAMA2_7B, "LLAMA2_13B": LLAMA2_13B, "LLAMA2_70B": LLAMA2_
          "MQA_TIE": MQA_TIE, "MQA_TIE_DEVICE": MQA_TIE_DEVICE, "MQA_70B": MQA_70B}
 
 
-def assert_value_error(student, name, *args, **kwargs):
+def assert_value_error(student, name, *args, naming=None, **kwargs):
+    """`name(*args, **kwargs)` raises ValueError with a message (that contains `naming`, if given)."""
     where = shown(name, args, kwargs)
     try:
         result = call(student, name, *args, **kwargs)
@@ -181,6 +209,7 @@ def assert_value_error(student, name, *args, **kwargs):
         assert "ValueError" in error.type_names, (
             f"{where} raised {error.type_names[0]}: {error.message}; expected ValueError")
         assert error.message.strip(), f"{where} raised ValueError without a message"
+        assert naming is None or naming in error.message, f"{where}: the message {error.message!r} must name {naming}"
         return
     raise AssertionError(f"{where} returned {result!r}; expected it to raise ValueError")
 
@@ -370,8 +399,9 @@ def kv_cache_bytes_rejects_bad_input(student):
 
 @check
 def decode_step_time_weights_bound(student):
-    """decode_step_time at batch 1 and a short context is the weights-only bound: Llama-3-70B in bf16 on 8 devices of
-    3.35 TB/s reads 141.2 GB / 8 per step."""
+    """decode_step_time at batch 1 and a short context is the weights-only bound: each device reads its share of its
+    layers and, on the last stage, of the output layer, not the input embedding: Llama-3-70B in bf16 on 8 devices of
+    3.35 TB/s reads (70.6e9 - 128256 * 8192) * 2 bytes / 8 per step."""
     for m, hw, tp, pp, label in [(LLAMA3_70B, IDEAL, 8, 1, "Llama-3-70B on 8 H100s"),
                                  (LLAMA3_8B, H100, 1, 1, "Llama-3-8B on 1 H100"),
                                  (LLAMA3_405B, IDEAL, 8, 2, "Llama-3-405B on 8 x 2 H100s"),
@@ -379,7 +409,8 @@ def decode_step_time_weights_bound(student):
                                   "Llama-2-70B on 4 A100s")]:
         args = (m, hw, tp, pp, 1, 1)
         got = call(student, "decode_step_time", *args)
-        bound = m["n_params"] * m["bytes_per_param"] / (tp * pp) / hw["hbm_bandwidth"] * pp
+        read = m["n_params"] - m["vocab_size"] * m["d_model"]  # the stages in turn: all but the input embedding
+        bound = read * m["bytes_per_param"] / tp / hw["hbm_bandwidth"]
         assert_seconds(got, reference_step_time(*args), f"{label}, batch 1: {shown('decode_step_time', args)}")
         assert abs(got / bound - 1) < 1e-3, f"{label}: {got} s is not the weights-only bound {bound} s"
         print(f"{label}, batch 1: {got * 1e3:.2f} ms per token, the weights-only bound")
@@ -406,12 +437,52 @@ def decode_step_time_full_model(student):
           "as the cost model says")
 
 
+UNEQUAL_STEP_CASES = [  # (model, device, tp, pp, batch, context): pp not dividing n_layers, stages in both regimes
+    (LLAMA3_8B, IDEAL, 1, 3, 1, 1), (LLAMA32_1B, H100, 2, 3, 512, 128), (LLAMA32_1B, H100, 2, 5, 512, 128),
+    (LLAMA32_1B, H100, 4, 3, 512, 128), (LLAMA32_1B, H100, 1, 16, 256, 64), (LLAMA3_8B, H100, 1, 3, 256, 64),
+    (LLAMA3_70B, H100, 8, 3, 256, 512), (LLAMA3_405B, H100, 8, 5, 64, 4096), (LLAMA2_7B, A100, 4, 3, 32, 1024),
+    (dict(LLAMA32_1B, n_kv_heads=1), H100, 4, 7, 512, 256),
+]
+
+
+def drawn_step_cases(label, count):
+    """`count` (model, device, tp, pp, batch, context) drawn for this grading: a Llama-3-sized vocabulary on 1 to 40
+    layers, pp from 2 to n_layers (most not dividing it), batches and contexts around where stages change regime."""
+    draw, cases = generator(label), []
+    while len(cases) < count:
+        n_kv_heads = 2 ** draw_int(draw, 0, 3)
+        n_heads = n_kv_heads * 2 ** draw_int(draw, 0, 2)
+        n_layers = draw_int(draw, 2, 40)
+        d_model = 1024 * draw_int(draw, 1, 4)
+        m = model(draw_int(draw, 3, 40) * 0.1e9 * d_model / 1024 + 2 * 128256 * d_model, n_layers, d_model, n_heads,
+                  n_kv_heads, head_dim=64, vocab_size=128256)
+        tp = 2 ** draw_int(draw, 0, 2)
+        if reference_shard_heads(n_heads, n_kv_heads, tp, 0) is None:
+            continue
+        cases.append((m, (H100, A100, PCIE_24GB)[draw_int(draw, 0, 2)], tp, draw_int(draw, 2, n_layers),
+                      2 ** draw_int(draw, 4, 10), 2 ** draw_int(draw, 0, 12)))
+    return cases
+
+
+@check
+def decode_step_time_unequal_stages(student):
+    """decode_step_time with stages that differ: the last stage also reads the output layer, the first n_layers % pp
+    stages hold a layer more (pp need not divide n_layers), and each stage is memory- or compute-bound on its own."""
+    cases = UNEQUAL_STEP_CASES + drawn_step_cases("decode_step_time_unequal_stages", 10)
+    for args in cases:
+        got = call(student, "decode_step_time", *args)
+        assert_seconds(got, reference_step_time(*args), shown("decode_step_time", args))
+    print(f"{len(cases)} replicas whose stages differ (10 drawn for this grading; pp up to 16, not dividing n_layers): "
+          "the output layer on the last stage, the extra layers on the first, a regime per stage")
+
+
 @check
 def decode_step_time_rejects_bad_input(student):
-    """decode_step_time raises ValueError for a negative latency, a pp that does not divide n_layers, and a split that
-    shard_heads rejects (a tp, or n_kv_heads, that does not divide the heads)."""
+    """decode_step_time raises ValueError for a negative latency, a pp above n_layers, a split that shard_heads rejects
+    (a tp, or n_kv_heads, that does not divide the heads), and a vocab_size that leaves no parameters for the layers."""
     good = (LLAMA3_8B, H100, 2, 1, 4, 100)
-    bad = [dict(hardware=dict(H100, link_latency=-1e-6)), dict(pp=3), dict(tp=3), dict(tp=0), dict(pp=0),
+    bad = [dict(hardware=dict(H100, link_latency=-1e-6)), dict(pp=33), dict(tp=3), dict(tp=0), dict(pp=0),
+           dict(model=dict(LLAMA3_8B, vocab_size=0)), dict(model=dict(LLAMA3_8B, n_layers=1), pp=2),
            dict(batch=0), dict(context_len=0), dict(batch=-2), dict(hardware=dict(H100, hbm_bandwidth=0)),
            dict(hardware=dict(H100, flops=-1.0)), dict(hardware=dict(H100, link_bandwidth=0)),
            dict(hardware=dict(H100, hbm_bytes=0)), dict(model=dict(LLAMA3_8B, n_params=0)),
@@ -422,9 +493,14 @@ def decode_step_time_rejects_bad_input(student):
     for change in bad:
         args = [change.get(name, value) for name, value in zip(names, good)]
         assert_value_error(student, "decode_step_time", *args)
-    got = call(student, "decode_step_time", LLAMA3_8B, IDEAL, 2, 1, 4, 100)  # a latency of 0 is allowed
-    assert_seconds(got, reference_step_time(LLAMA3_8B, IDEAL, 2, 1, 4, 100), "link_latency=0 (an ideal link)")
-    print(f"{len(bad)} bad inputs rejected; link_latency=0 accepted")
+    for m in [dict(LLAMA3_8B, vocab_size=10**6), dict(LLAMA3_8B, vocab_size=8.03e9 / 2 / 4096)]:  # 2E >= n_params
+        assert_value_error(student, "decode_step_time", m, H100, 1, 1, 4, 100, naming="vocab_size")
+    # A latency of 0 is allowed; whether the value is right is decode_step_time_full_model's to judge
+    got = call(student, "decode_step_time", LLAMA3_8B, IDEAL, 2, 1, 4, 100)
+    assert type(got) in (int, float) and got > 0, (
+        f"decode_step_time(LLAMA3_8B, IDEAL, 2, 1, 4, 100), link_latency=0 (an ideal link): expected seconds, "
+        f"got {got!r}")
+    print(f"{len(bad) + 2} bad inputs rejected (a vocabulary as large as the model named); link_latency=0 accepted")
 
 
 # --- Part 4: best_config ------------------------------------------------------------------------------------------
@@ -511,10 +587,30 @@ def best_config_slo_memory_ties(student):
         print(f"ties on {devices} device(s): TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch {best['batch']}")
     best = assert_best(student, TOY, NEAR_TIE_DEVICE, 1, 1000, 1)
     print(f"a near tie (throughputs within a relative 5e-11): batch {best['batch']}, the smallest of the tied")
-    best = assert_best(student, MQA_TIE, MQA_TIE_DEVICE, 6, 1000, 32768)
+    best = assert_best(student, MQA_TIE, MQA_TIE_DEVICE, 6, 1000, 8192)
     print(f"a tie of TP2 batch 32 and TP1 PP3 batch 16 (one KV head, replicated): TP{best['tp']} PP{best['pp']}, "
           f"batch {best['batch']}: the smaller tp * pp wins before the smaller batch")
     assert_on_the_promise(student, LLAMA3_70B, H100, 8, 2048)
+
+
+FIT_CASES = [  # (model, device, devices, promise in ms, context): the device that holds the most decides
+    (LLAMA3_8B, dict(H100, hbm_bytes=6.2e9), 3, 1000, 256), (LLAMA3_70B, PCIE_24GB, 6, 1000, 2048),
+    (LLAMA3_70B, PCIE_24GB, 12, 1000, 2048), (LLAMA3_70B, PCIE_24GB, 7, 1000, 1024),
+    (LLAMA3_405B, H100, 12, 1000, 4096), (LLAMA3_405B, H100, 14, 1000, 8192),
+    (LLAMA32_1B, dict(H100, hbm_bytes=1.1e9), 3, 1000, 1024), (LLAMA32_1B, dict(H100, hbm_bytes=0.7e9), 5, 1000, 512),
+    (LLAMA3_8B, dict(H100, hbm_bytes=4e9), 5, 1000, 4096), (dict(LLAMA3_8B, n_layers=7), dict(H100, hbm_bytes=9e9), 3,
+                                                           1000, 1024),
+]
+
+
+@check(last=True)  # hands over the statement's decode_step_time and prefill_time: after their checks
+def best_config_fits_every_device(student):
+    """best_config counts a configuration as fitting only when every device fits: the stages hold different weights and
+    KV caches, and the device that holds the most decides."""
+    for m, hw, devices, slo, context in FIT_CASES:
+        best = assert_best(student, m, hw, devices, slo, context)
+        shown_best = "None" if best is None else f"TP{best['tp']} PP{best['pp']}, batch {best['batch']}"
+        print(f"{_short(m)} on {devices} devices of {hw['hbm_bytes'] / 1e9:g} GB, context {context}: {shown_best}")
 
 
 def assert_on_the_promise(student, m, hw, devices, context):
@@ -600,13 +696,38 @@ def prefill_time_chunks_in_a_pipeline(student):
           f"Llama-3-8B's 8192 tokens on PP8 come soonest in chunks of {best}")
 
 
+UNEQUAL_PREFILL_CASES = [  # (model, device, tp, pp, prompt, chunk): stages that take different times
+    (LLAMA3_8B, H100, 1, 3, 8192, 1024), (LLAMA32_1B, H100, 1, 2, 8192, 2048), (LLAMA32_1B, H100, 2, 5, 4096, 256),
+    (LLAMA32_1B, H100, 1, 16, 4096, 64), (LLAMA3_70B, H100, 4, 3, 8192, 512), (LLAMA3_70B, PCIE_24GB, 8, 7, 4096, 256),
+    (LLAMA3_405B, H100, 8, 5, 16384, 1024), (LLAMA2_13B, A100, 1, 3, 2048, 128),
+    (LLAMA3_8B, SLOW_LINKS, 2, 3, 8192, 512), (LLAMA3_8B, H100, 1, 3, 8192, 8192), (LLAMA3_8B, H100, 1, 32, 1024, 1),
+]
+
+
+@check
+def prefill_time_unequal_stages(student):
+    """prefill_time when the stages take different times (the output layer on the last, a layer more on the first ones,
+    pp need not divide n_layers): the chunks follow the schedule, and the slowest stage sets their pace."""
+    draw = generator("prefill_time_unequal_stages")
+    cases = list(UNEQUAL_PREFILL_CASES)
+    for m, hw, tp, pp, batch, context in drawn_step_cases("prefill_time_unequal_stages", 10):
+        prompt = batch * context
+        cases.append((m, hw, tp, pp, prompt, prompt // 2 ** draw_int(draw, 0, min(6, prompt.bit_length() - 1))))
+    for *args, chunk in cases:
+        got = call(student, "prefill_time", *args, chunk_len=chunk)
+        assert_seconds(got, reference_prefill_time(*args, chunk), shown("prefill_time", args, dict(chunk_len=chunk)))
+    print(f"{len(cases)} prompts through stages that differ (10 drawn for this grading; 1 to 1024 chunks, pp up to "
+          "32): as the schedule says")
+
+
 @check
 def prefill_time_rejects_bad_input(student):
-    """prefill_time raises ValueError for a prompt of no tokens, a pp that does not divide n_layers, a split that
-    shard_heads rejects (a tp, or n_kv_heads, that does not divide the heads) and a chunk_len that does not divide the
-    prompt."""
+    """prefill_time raises ValueError for a prompt of no tokens, a pp above n_layers, a split that shard_heads rejects
+    (a tp, or n_kv_heads, that does not divide the heads), a vocab_size that leaves no parameters for the layers and
+    a chunk_len that does not divide the prompt."""
     good = (LLAMA3_8B, H100, 2, 1, 8192)
-    bad = [dict(prompt_len=0), dict(prompt_len=-5), dict(pp=3), dict(tp=3), dict(tp=0), dict(pp=0),
+    bad = [dict(prompt_len=0), dict(prompt_len=-5), dict(pp=33), dict(tp=3), dict(tp=0), dict(pp=0),
+           dict(model=dict(LLAMA3_8B, vocab_size=0)), dict(model=dict(LLAMA3_8B, vocab_size=10**6)),
            dict(hardware=dict(H100, link_latency=-1e-6)), dict(hardware=dict(H100, flops=0)),
            dict(hardware=dict(H100, hbm_bytes=0)), dict(model=dict(LLAMA3_8B, n_params=-1.0)),
            dict(model=dict(LLAMA3_8B, n_kv_heads=6)), dict(model=dict(LLAMA3_8B, d_model=0)),

@@ -37,28 +37,37 @@ STAND_IN["kv_cache_bytes_per_token"] = _kv_cache_bytes_per_token  # noqa: F821
 # needs: kv_cache_bytes_per_token, shard_heads
 def _checked(name, m, hw, tp, pp, *counts):
     values = [*m.values(), *(v for k, v in hw.items() if k != "link_latency"), tp, pp, *counts]
-    if any(not v > 0 for v in values) or hw["link_latency"] < 0 or m["n_layers"] % pp:
-        raise ValueError(f"{name}: a value is not positive, or pp does not divide n_layers")
+    if any(not v > 0 for v in values) or hw["link_latency"] < 0 or pp > m["n_layers"]:
+        raise ValueError(f"{name}: a value is not positive, or pp is more than n_layers")
+    if 2 * m["vocab_size"] * m["d_model"] >= m["n_params"]:
+        raise ValueError(f"{name}: vocab_size={m['vocab_size']} leaves no parameters for the layers")
     _shard_heads(m["n_heads"], m["n_kv_heads"], tp, 0)  # raises for a tp that does not split the heads
 
 
-def _pass_time(m, hw, tp, pp, tokens, kv_read, chunks=1):
-    layers, b = m["n_layers"] // pp, m["bytes_per_param"]
-    read = m["n_params"] * b / (tp * pp) + kv_read
-    stage = max(read / hw["hbm_bandwidth"], 2 * m["n_params"] * tokens / (tp * pp) / hw["flops"])
+def _pass_time(m, hw, tp, pp, tokens, context_len):
+    """A pass of `tokens` rows through the stages: each stage's seconds (its layers' and, on the last stage, the output
+    layer's weights read, with the KV cache of `context_len` tokens a row, or their FLOPs, whichever is longer; and 2
+    ring all-reduces per layer), and the seconds of a hop."""
+    embedding, b = m["vocab_size"] * m["d_model"], m["bytes_per_param"]
+    per_layer = (m["n_params"] - 2 * embedding) / m["n_layers"]
     size = tokens * m["d_model"] * b
-    if tp > 1:
-        stage += layers * 2 * (2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"])
-    return (chunks + pp - 1) * stage + (pp - 1) * (hw["link_latency"] + size / hw["link_bandwidth"])
+    ring = 0.0 if tp == 1 else 2 * (tp - 1) / tp * size / hw["link_bandwidth"] + 2 * (tp - 1) * hw["link_latency"]
+    times = []
+    for stage in range(pp):
+        layers = m["n_layers"] // pp + (1 if stage < m["n_layers"] % pp else 0)
+        params = (layers * per_layer + (embedding if stage == pp - 1 else 0)) / tp
+        kv = tokens * context_len * _kv_cache_bytes_per_token(m, tp, pp, stage * tp)
+        times.append(max((params * b + kv) / hw["hbm_bandwidth"], 2 * params * tokens / hw["flops"])
+                     + layers * 2 * ring)
+    return times, hw["link_latency"] + size / hw["link_bandwidth"]
 
 
 # === decode_step_time
 # needs: cost_model
 def _decode_step_time(model, hardware, tp, pp, batch, context_len):  # the statement's names: keywords work
-    m, hw = model, hardware
-    _checked("decode_step_time", m, hw, tp, pp, batch, context_len)
-    kv_read = batch * context_len * _kv_cache_bytes_per_token(m, tp, pp, 0)  # every device holds as much
-    return _pass_time(m, hw, tp, pp, batch, kv_read)
+    _checked("decode_step_time", model, hardware, tp, pp, batch, context_len)
+    times, hop = _pass_time(model, hardware, tp, pp, batch, context_len)
+    return sum(times) + (pp - 1) * hop
 
 
 STAND_IN["decode_step_time"] = _decode_step_time  # noqa: F821
@@ -67,12 +76,13 @@ STAND_IN["decode_step_time"] = _decode_step_time  # noqa: F821
 # === prefill_time
 # needs: cost_model
 def _prefill_time(model, hardware, tp, pp, prompt_len, chunk_len=None):
-    m, hw = model, hardware
-    _checked("prefill_time", m, hw, tp, pp, prompt_len)
+    _checked("prefill_time", model, hardware, tp, pp, prompt_len)
     chunk = prompt_len if chunk_len is None else chunk_len
     if type(chunk) is not int or chunk <= 0 or prompt_len % chunk:
         raise ValueError(f"prefill_time: chunk_len={chunk_len!r} does not divide prompt_len={prompt_len}")
-    return _pass_time(m, hw, tp, pp, chunk, 0, prompt_len // chunk)  # nothing cached yet: no KV cache to read
+    times, hop = _pass_time(model, hardware, tp, pp, chunk, 0)  # nothing cached yet: no KV cache to read
+    # identical chunks through stages in a row (a flow shop): every stage once, the slowest once per later chunk
+    return sum(times) + (prompt_len // chunk - 1) * max(times) + (pp - 1) * hop
 
 
 STAND_IN["prefill_time"] = _prefill_time  # noqa: F821

@@ -12,9 +12,3 @@
 +        ttft_slo_ms = prompt_len = None
      if ttft_slo_ms is not None and not (ttft_slo_ms > 0 and prompt_len > 0):
          raise ValueError(f"ttft_slo_ms and prompt_len must be positive, got {ttft_slo_ms!r} and {prompt_len!r}")
-@@ -38,3 +38,3 @@
-     most = max(c["tokens_per_s"] for c in found)
-     ties = [c for c in found if c["tokens_per_s"] >= most * (1 - 1e-9)]
--    return min(ties, key=lambda c: (c["tp"] * c["pp"], c["batch"], c["tp"]))
-+    return min(ties, key=lambda c: (c["tp"] * c["pp"], c["batch"], c["tp"]))
-\ No newline at end of file

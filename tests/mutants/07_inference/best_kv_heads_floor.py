@@ -3,10 +3,11 @@
 #   one (replicated), so a configuration that does not fit looks as if it does
 # must-lose: best_config_is_the_best
 # must-keep: best_config_rejects_bad_input
-@@ -25,5 +25,5 @@
-             layers, nbytes = model["n_layers"] // pp, model["bytes_per_param"]
-             weights = model["n_params"] * nbytes / (tp * pp)
--            kv_per_sequence = context_len * kv_cache_bytes_per_token(model, tp, pp, 0)
-+            kv_per_sequence = context_len * 2 * layers * (model["n_kv_heads"] // tp) * model["head_dim"] * nbytes
+@@ -30,5 +30,6 @@
+                 layers = n_layers // pp + (1 if stage < n_layers % pp else 0)
+                 held = layers * per_layer + embedding * ((stage == 0) + (stage == pp - 1))  # embedding, output layer
+-                devices.append((held / tp * nbytes, context_len * kv_cache_bytes_per_token(model, tp, pp, stage * tp)))
++                kv_per_token = 2 * layers * (model["n_kv_heads"] // tp) * model["head_dim"] * nbytes
++                devices.append((held / tp * nbytes, context_len * kv_per_token))
              batch = 1
-             while batch <= max_batch and weights + pp * batch * kv_per_sequence <= hardware["hbm_bytes"]:
+             while batch <= max_batch and all(w + pp * batch * kv <= hardware["hbm_bytes"] for w, kv in devices):

@@ -3,10 +3,10 @@
 #   statement says <=
 # must-lose: best_config_keeps_first_token_promise
 # must-keep: best_config_is_the_best, best_config_slo_memory_ties, best_config_rejects_bad_input
-@@ -21,5 +21,5 @@
+@@ -24,5 +24,5 @@
              except ValueError:
                  continue
 -            if ttft_slo_ms is not None and 1000 * prefill_time(model, hardware, tp, pp, prompt_len) > ttft_slo_ms:
 +            if ttft_slo_ms is not None and 1000 * prefill_time(model, hardware, tp, pp, prompt_len) >= ttft_slo_ms:
                  continue
-             layers, nbytes = model["n_layers"] // pp, model["bytes_per_param"]
+             devices = []  # (weight bytes, KV bytes per sequence) of a device of each stage

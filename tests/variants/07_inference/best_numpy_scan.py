@@ -1,7 +1,7 @@
 # replaces: best_config
 # differs: scans in another order (replicas first, batch from the largest down), keeps the best so far with the
 #   tie rule written as a comparison; returns numpy numbers; checks the first-token promise per (tp, pp) after the
-#   batch loop, on the feasible list
+#   batch loop, on the feasible list; every device's memory as a numpy array over the stages
 import numpy as np
 
 
@@ -23,17 +23,22 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
         per_replica = num_devices // replicas
         for tp in range(1, per_replica + 1):
             pp, rest = divmod(per_replica, tp)
-            if rest or model["n_layers"] % pp:
+            if rest or pp > model["n_layers"]:
                 continue
             try:
                 shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
             except ValueError:
                 continue
+            vocab = model["vocab_size"] * model["d_model"]
+            layers = np.array([len(s) for s in np.array_split(np.arange(model["n_layers"]), pp)])
+            held = layers * (model["n_params"] - 2 * vocab) / model["n_layers"]
+            held[0] += vocab      # the input embedding
+            held[-1] += vocab     # the output layer (the same stage when pp == 1)
+            weights = held / tp * model["bytes_per_param"]
+            kv = np.array([kv_cache_bytes_per_token(model, tp, pp, s * tp) for s in range(pp)], dtype=np.float64)
             batch = 1 << (int(max_batch).bit_length() - 1)
             while batch >= 1:
-                weights = model["n_params"] * model["bytes_per_param"] / (tp * pp)
-                cache = pp * batch * context_len * kv_cache_bytes_per_token(model, tp, pp)
-                if weights + cache <= hardware["hbm_bytes"]:
+                if np.all(weights + pp * batch * context_len * kv <= hardware["hbm_bytes"]):
                     step = decode_step_time(model, hardware, tp, pp, batch, context_len)
                     if 1000 * step <= latency_slo_ms:
                         feasible.append((np.float64(replicas * pp * batch / step), tp, pp, replicas, batch,

@@ -1,12 +1,22 @@
 # replaces: best_config
 # differs: builds every candidate with itertools.product over the divisors, then sorts by (-throughput, tp * pp,
 #   batch, tp) after merging throughputs within 1e-9 of the best; prints how many configurations it tried; the
-#   first-token promise as keyword-only arguments, judged with a time-to-first-token helper before the memory test
+#   first-token promise as keyword-only arguments, judged with a time-to-first-token helper before the memory test;
+#   the memory test on every device, rank by rank (the layers counted as range(stage, n_layers, pp) has them)
 import itertools
 
 
 def _first_token_ms(model, hardware, tp, pp, prompt_len):
     return prefill_time(model, hardware, tp, pp, prompt_len) * 1000
+
+
+def _device_bytes(model, tp, pp, rank, batch, context_len):
+    """Weights and KV cache of device `rank` (Megatron's order: stage rank // tp), with pp batches in flight."""
+    stage, vocab = rank // tp, model["vocab_size"] * model["d_model"]
+    layers = len(range(stage, model["n_layers"], pp))  # as many as a contiguous split gives it: the first ones get more
+    params = layers * (model["n_params"] - 2 * vocab) / model["n_layers"] + vocab * ((stage == 0) + (stage == pp - 1))
+    kv = pp * batch * context_len * kv_cache_bytes_per_token(model, tp, pp, rank)
+    return params / tp * model["bytes_per_param"] + kv
 
 
 def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_batch=1024, *, ttft_slo_ms=None,
@@ -23,7 +33,7 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
     batches = [2**k for k in range(40) if 2**k <= max_batch]
     candidates = []
     for tp, pp, batch in itertools.product(divisors, divisors, batches):
-        if num_devices % (tp * pp) or model["n_layers"] % pp:
+        if num_devices % (tp * pp) or pp > model["n_layers"]:
             continue
         try:
             shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
@@ -31,8 +41,8 @@ def best_config(model, hardware, num_devices, latency_slo_ms, context_len, max_b
             continue
         if ttft_slo_ms is not None and _first_token_ms(model, hardware, tp, pp, prompt_len) > ttft_slo_ms:
             continue
-        per_sequence = context_len * kv_cache_bytes_per_token(model, tp, pp, rank=tp * pp - 1)  # any device
-        if model["n_params"] * model["bytes_per_param"] / (tp * pp) + pp * batch * per_sequence > hardware["hbm_bytes"]:
+        heaviest = max(_device_bytes(model, tp, pp, rank, batch, context_len) for rank in range(tp * pp))
+        if heaviest > hardware["hbm_bytes"]:
             continue
         seconds = decode_step_time(model, hardware, tp, pp, batch, context_len)
         if seconds * 1000 > latency_slo_ms:

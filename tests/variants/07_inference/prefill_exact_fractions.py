@@ -1,7 +1,7 @@
 # replaces: prefill_time
 # differs: exact arithmetic with fractions.Fraction, rounded to a float once at the end; validation through
-#   decode_step_time (same arguments, with the prompt as the batch); chunk_len checked with divmod; the schedule's
-#   closed form written as fill (pp stage times and pp - 1 hops for the first chunk) plus one stage time per later chunk
+#   decode_step_time (same arguments, with the prompt as the batch); chunk_len checked with divmod; the schedule as
+#   the flow shop's closed form (every stage once, the slowest once more per later chunk, the hops), not simulated
 from fractions import Fraction
 
 
@@ -14,12 +14,17 @@ def prefill_time(model, hardware, tp, pp, prompt_len, chunk_len=None):
     chunks, rest = divmod(prompt_len, c)
     if rest:
         raise ValueError(f"chunk_len={c} leaves {rest} tokens of the prompt over")
-    n, b = Fraction(model["n_params"]), Fraction(model["bytes_per_param"])
+    b = Fraction(model["bytes_per_param"])
     latency, link = Fraction(hardware["link_latency"]), Fraction(hardware["link_bandwidth"])
-    stage = max(n * b / (tp * pp) / Fraction(hardware["hbm_bandwidth"]),
-                2 * n * c / (tp * pp) / Fraction(hardware["flops"]))
+    vocab = Fraction(model["vocab_size"]) * model["d_model"]
+    per_layer = (Fraction(model["n_params"]) - 2 * vocab) / model["n_layers"]
     size = c * Fraction(model["d_model"]) * b
-    if tp > 1:
-        stage += model["n_layers"] // pp * 2 * (Fraction(2 * (tp - 1), tp) * size / link + 2 * (tp - 1) * latency)
-    first_chunk = pp * stage + (pp - 1) * (latency + size / link)
-    return float(first_chunk + (chunks - 1) * stage)
+    times = []
+    for stage in range(pp):
+        layers = model["n_layers"] // pp + (1 if stage < model["n_layers"] % pp else 0)
+        params = (layers * per_layer + (vocab if stage == pp - 1 else 0)) / tp
+        t = max(params * b / Fraction(hardware["hbm_bandwidth"]), 2 * params * c / Fraction(hardware["flops"]))
+        if tp > 1:
+            t += layers * 2 * (Fraction(2 * (tp - 1), tp) * size / link + 2 * (tp - 1) * latency)
+        times.append(t)
+    return float(sum(times) + (chunks - 1) * max(times) + (pp - 1) * (latency + size / link))

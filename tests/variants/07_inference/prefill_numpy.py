@@ -1,7 +1,7 @@
 # replaces: prefill_time
-# differs: numpy arithmetic (returns a numpy.float64), the compute and memory times as an array and np.max, the
-#   all-reduce written as bytes per rank over the link plus the ring's latency; chunk_len as a keyword with a
-#   numpy modulo check
+# differs: numpy arithmetic (returns a numpy.float64), the stages' layers from numpy.array_split and their times as an
+#   array (np.sum, np.max: the flow shop's closed form), the all-reduce written as bytes per rank over the link plus
+#   the ring's latency; chunk_len as a keyword with a numpy modulo check
 import numpy as np
 
 
@@ -13,17 +13,21 @@ def prefill_time(model, hardware, tp, pp, prompt_len, chunk_len=None):
     if bad or hardware["link_latency"] < 0:
         raise ValueError(f"not positive: {bad or ['link_latency']}")
     shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
-    if model["n_layers"] % pp:
-        raise ValueError(f"pp={pp} must divide n_layers={model['n_layers']}")
+    if pp > model["n_layers"]:
+        raise ValueError(f"pp={pp} is more than n_layers={model['n_layers']}")
+    vocab = np.float64(model["vocab_size"]) * model["d_model"]
+    if 2 * vocab >= model["n_params"]:
+        raise ValueError(f"vocab_size={model['vocab_size']}: no parameters left for the layers")
     chunk = prompt_len if chunk_len is None else chunk_len
     if type(chunk) is not int or chunk <= 0 or np.mod(prompt_len, chunk) != 0:
         raise ValueError(f"chunk_len={chunk_len!r} must divide the prompt")
-    share = np.float64(model["n_params"]) / (tp * pp)
-    stage = np.max(np.array([share * model["bytes_per_param"] / hardware["hbm_bandwidth"],
-                             2 * share * chunk / hardware["flops"]]))
+    layers = np.array([len(s) for s in np.array_split(np.arange(model["n_layers"]), pp)], dtype=np.float64)
+    output_layer = np.where(np.arange(pp) == pp - 1, vocab, 0.0)
+    share = (layers * (model["n_params"] - 2 * vocab) / model["n_layers"] + output_layer) / tp
     size = np.float64(chunk) * model["d_model"] * model["bytes_per_param"]
-    per_rank_bytes = 2 * (tp - 1) / tp * size
-    ring = per_rank_bytes / hardware["link_bandwidth"] + 2 * (tp - 1) * hardware["link_latency"]
-    stage = stage + (model["n_layers"] // pp) * 2 * ring
+    ring = 2 * (tp - 1) / tp * size / hardware["link_bandwidth"] + 2 * (tp - 1) * hardware["link_latency"]
+    stages = np.maximum(share * model["bytes_per_param"] / hardware["hbm_bandwidth"],
+                        2 * share * chunk / hardware["flops"]) + layers * 2 * ring
     chunks = prompt_len // chunk
-    return (chunks + pp - 1) * stage + (pp - 1) * (hardware["link_latency"] + size / hardware["link_bandwidth"])
+    return np.sum(stages) + (chunks - 1) * np.max(stages) + (pp - 1) * (hardware["link_latency"]
+                                                                          + size / hardware["link_bandwidth"])

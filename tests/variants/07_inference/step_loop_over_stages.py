@@ -1,6 +1,7 @@
 # replaces: decode_step_time
-# differs: adds the time stage by stage and layer by layer in loops; validates with a helper that raises a subclass
-#   of ValueError; KV bytes from the head count written out (no call to kv_cache_bytes_per_token)
+# differs: adds the time stage by stage and layer by layer in loops, the stages' layers from torch-free list slicing
+#   (a list of layer indices cut in pp contiguous parts); validates with a helper that raises a subclass of
+#   ValueError; KV bytes from the head count written out (no call to kv_cache_bytes_per_token)
 class CostModelError(ValueError):
     pass
 
@@ -17,24 +18,31 @@ def decode_step_time(model, hardware, tp, pp, batch, context_len):
               **{k: v for k, v in hardware.items() if k != "link_latency"})
     if hardware["link_latency"] < 0:
         raise CostModelError("link_latency must not be negative")
-    if model["n_layers"] % pp != 0:
+    if pp > model["n_layers"]:
         raise CostModelError(f"{pp} stages for {model['n_layers']} layers")
+    vocab_params = model["vocab_size"] * model["d_model"]
+    if model["n_params"] <= 2 * vocab_params:
+        raise CostModelError(f"vocab_size {model['vocab_size']} is too large: no parameters left for the layers")
     _, kv_heads = shard_heads(model["n_heads"], model["n_kv_heads"], tp, 0)
     b, latency, link = model["bytes_per_param"], hardware["link_latency"], hardware["link_bandwidth"]
-    layers_per_stage = model["n_layers"] // pp
+    layer_params = (model["n_params"] - 2 * vocab_params) / model["n_layers"]
+    indices, stages, start = list(range(model["n_layers"])), [], 0
+    for s in range(pp):
+        size = len(indices) // pp + (s < len(indices) % pp)
+        stages.append(indices[start:start + size])
+        start += size
     message = batch * model["d_model"] * b
     total = 0.0
-    for stage in range(pp):
-        weights = model["n_params"] / (tp * pp) * b
+    for s, layers in enumerate(stages):
+        weights = sum(layer_params / tp for _ in layers) + (vocab_params / tp if s == len(stages) - 1 else 0)
         cache = 0.0
-        for layer in range(layers_per_stage):
+        for _ in layers:
             cache += batch * context_len * 2 * len(kv_heads) * model["head_dim"] * b
-        total += max((weights + cache) / hardware["hbm_bandwidth"],
-                     2 * model["n_params"] / (tp * pp) * batch / hardware["flops"])
-        for layer in range(layers_per_stage):
+        total += max((weights * b + cache) / hardware["hbm_bandwidth"], 2 * weights * batch / hardware["flops"])
+        for _ in layers:
             for _ in range(2):  # after attention, after the MLP
                 if tp > 1:
                     total += 2 * (tp - 1) * (message / tp / link + latency)
-        if stage < pp - 1:
+        if s < pp - 1:
             total += latency + message / link
     return total
