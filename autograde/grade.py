@@ -23,7 +23,7 @@ Writes, in --out (default grading/<assignment>/; never over another set's or ano
 How (autograde/README.md has the threat model): nbgrader keeps the bookkeeping (gradebook, feedback), but its
 Execute step is autograde/sandboxed_execute.py: the student's cells run in bubblewrap (autograde/sandbox.py: no
 repository, no gradebook, no other submission, no network, no secrets), and each test cell scores what the trusted
-check autograde/checks/<assignment>.py::<grade_id> decides, in the grader, from plain data. Without bubblewrap the
+check autograde/sets/<assignment>/checks.py::<grade_id> decides, in the grader, from plain data. Without bubblewrap the
 command refuses, unless --unsafe-no-sandbox (then the CSV's `sandbox` column says `none (unsafe)`).
 
 Limits: --budget seconds per student (default 300: past it, the sandbox and everything in it is killed and the

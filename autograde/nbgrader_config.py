@@ -50,7 +50,7 @@ c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(WORK, "gradebook.db")
 
 # Autograding runs the student's code in a sandbox and decides each test cell with the trusted check of the same
-# grade_id (autograde/checks/<assignment>.py): SandboxedExecute takes the place of nbgrader's Execute; the rest of
+# grade_id (autograde/sets/<assignment>/checks.py): SandboxedExecute takes the place of nbgrader's Execute; the rest of
 # nbgrader's steps (scores into the gradebook, output limits, feedback) are its own. Time limits: SandboxedExecute's
 # budget_s (per student) and cell_timeout_s (per cell of the notebook); grade.py sets them from its options.
 c.Autograde.autograde_preprocessors = ["autograde.sandboxed_execute.SandboxedExecute", IgnorePattern,

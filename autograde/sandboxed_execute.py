@@ -3,7 +3,7 @@
 nbgrader keeps the bookkeeping (gradebook, autograded notebooks, feedback pages): nbgrader_config.py puts
 `SandboxedExecute` where `Execute` was in `Autograde.autograde_preprocessors`. For each notebook it
 1. runs the notebook's code cells, except the test cells, in one `autograde.sandbox.Submission` (bubblewrap);
-2. runs, here in the grader, the trusted check `autograde/checks/<assignment>.py::<grade_id>` of each test cell;
+2. runs, here in the grader, the trusted check `autograde/sets/<assignment>/checks.py::<grade_id>` of each test cell;
 3. writes what happened as the cells' outputs: what a check printed, and an `error` output when it failed, which
    nbgrader's SaveAutoGrades then scores 0 (and full points otherwise).
 Nothing the student's code does reaches this process but plain data, so patching torch, the test cells or IPython
@@ -19,7 +19,7 @@ import traceback
 from nbformat.v4 import new_output
 
 from autograde import sets
-from autograde.checks._common import checks_of, rank_source
+from autograde.sets._common import checks_of, rank_source
 from autograde.limits import SandboxLimits
 from autograde.sandbox import SandboxError, StudentError, Submission
 
@@ -62,7 +62,7 @@ class SandboxedExecute(_WithLimits):
 
 def submission(assignment: str, cells: list[str], **limits) -> Submission:
     """The sandbox of one student's `cells` for `assignment`'s checks (grading and autograde/try_checks.py alike)."""
-    return Submission(cells, rank_source(assignment), rank_filename=f"autograde/checks/{assignment}_ranks.py",
+    return Submission(cells, rank_source(assignment), rank_filename=f"autograde/sets/{assignment}/ranks.py",
                       preload_dynamo=sets.get(assignment).ranks_import_dynamo, **limits)
 
 

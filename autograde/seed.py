@@ -1,4 +1,4 @@
-"""A grading run's secret seed: every check draws its inputs from it (autograde/checks/_common.py, `label_seed`).
+"""A grading run's secret seed: every check draws its inputs from it (autograde/sets/_common.py, `label_seed`).
 
     from autograde.seed import draw_seed
     seed = draw_seed()   # $DISTLAB_GRADING_SEED (a replay), else 63 fresh random bits

@@ -37,7 +37,7 @@ README_SECTIONS = ["## Lessons", "## Running code on N ranks from a cell: `distl
 FORBIDDEN = re.compile(r"(^|/)(solutions|autograde|tests|benchmarks|build|variants|mutants|hostile|checks)(/|$)"
                        r"|(^|/)\d\d_[a-z_]+_ranks\.py$|nbgrader_config\.py$|gradebook\.db$")
 # Files whose copy, under any name, is a leak: the trusted checks, the solutions, the variants, mutants and attacks
-WITHHELD = ["autograde/checks", "solutions", "tests/variants", "tests/mutants", "tests/hostile"]
+WITHHELD = ["autograde/sets", "solutions"]  # every set's checks, rank code, stand-ins, mutants, variants, attacks
 RUN_LINES = 5  # a lesson may share a few lines with a solution (lesson 5's 1F1B loop opens ZB-H1's: 4 lines)
 MIN_CHARS = 40  # shorter blocks (`return grad`) are not evidence of anything
 

@@ -14,7 +14,7 @@ from distlab import notebook_source
 
 from autograde import notebooks
 from autograde.cgroup import StudentGroup
-from autograde.checks._common import GRADING_SEED, checks_of
+from autograde.sets._common import GRADING_SEED, checks_of
 from autograde.sandboxed_execute import run_check, submission
 
 

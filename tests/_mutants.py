@@ -1,8 +1,8 @@
 """A mutant as an edit of the solution cell: the lines it changes, in unified-diff form, applied when the tests run.
 
-    python tests/_mutants.py edit tests/mutants/05_pipeline/bubble_ignores_chunks.py  # a full copy -> an edit, in place
-    python tests/_mutants.py show tests/mutants/05_pipeline/bubble_ignores_chunks.py  # the text it submits
-    python tests/_mutants.py copy tests/mutants/05_pipeline/bubble_ignores_chunks.py  # an edit -> a full copy, in place
+    python tests/_mutants.py edit autograde/sets/05_pipeline/mutants/bubble_ignores_chunks.py  # a copy -> an edit
+    python tests/_mutants.py show autograde/sets/05_pipeline/mutants/bubble_ignores_chunks.py  # the text it submits
+    python tests/_mutants.py copy autograde/sets/05_pipeline/mutants/bubble_ignores_chunks.py  # an edit -> a copy
 
 A mutant file is its header (tests/test_nbgrader.py) and then either the whole cell (a copy) or, from a line that
 starts with `@@`, hunks of a diff against the solution cell as released (marker lines removed):
@@ -141,7 +141,7 @@ def apply_edit(cell: str, edit: str, where: str) -> str:
 
 def mutant_source(path: Path) -> str:
     """The text a mutant submits as its cell: the file itself if it is a copy, else its header and the edited
-    solution cell (tests/mutants/<assignment>/<name>.py)."""
+    solution cell (autograde/sets/<assignment>/mutants/<name>.py)."""
     path = Path(path)
     text = path.read_text()
     header, body = split_header(text)
@@ -153,10 +153,12 @@ def mutant_source(path: Path) -> str:
 
 
 def replaced_cell(path: Path, header: str) -> str:
-    """The solution cell that the mutant at `path` (tests/mutants/<assignment>/<name>.py) names in `# replaces:`."""
-    replaces, cells = header_fields(header).get("replaces", ""), solution_cells(path.parent.name)
+    """The solution cell that the mutant at `path` (autograde/sets/<assignment>/mutants/<name>.py) names in
+    `# replaces:`."""
+    assignment = path.parent.parent.name
+    replaces, cells = header_fields(header).get("replaces", ""), solution_cells(assignment)
     if replaces not in cells:
-        raise EditDoesNotApply(f"{path}: `# replaces: {replaces}` names no solution cell of {path.parent.name}: "
+        raise EditDoesNotApply(f"{path}: `# replaces: {replaces}` names no solution cell of {assignment}: "
                                f"one of {sorted(cells)}")
     return cells[replaces]
 

@@ -2,7 +2,7 @@
 
     pytest tests/test_check_specs.py
 
-The visible cell in solutions/<set>/*.ipynb and the `@check` of the same grade_id in autograde/checks/<set>.py are
+The visible cell in solutions/<set>/*.ipynb and the `@check` of the same grade_id in autograde/sets/<set>/checks.py are
 linked only by that name; a sentence true of one and not of the other tells the learner one rule and grades another
 (issue 48 item 2). The sentence states the rule; the visible cell's own inputs go in its code or a comment.
 """
@@ -12,7 +12,7 @@ import re
 import pytest
 
 from autograde import notebooks
-from autograde.checks._common import checks_of
+from autograde.sets._common import checks_of
 
 ASSIGNMENTS = notebooks.assignments()
 WAITING: set[str] = set()  # a set whose sentences wait for a merge elsewhere (none now)
@@ -47,7 +47,7 @@ def graded_cells(assignment) -> dict[str, str | None]:
 def test_every_test_cell_has_its_check_and_every_check_its_cell(assignment):
     cells, checks = graded_cells(assignment), checks_of(assignment)
     assert set(cells) == set(checks), (
-        f"{assignment}: test cells without a check in autograde/checks/{assignment}.py: "
+        f"{assignment}: test cells without a check in autograde/sets/{assignment}/checks.py: "
         f"{sorted(set(cells) - set(checks))}; checks without a test cell: {sorted(set(checks) - set(cells))}")
 
 

@@ -75,8 +75,8 @@ def test_a_fraction_arrives_as_a_float():
 
 
 def test_random_cases_are_named_by_number_not_by_the_secret_seed():
-    code = ("from autograde.checks._common import checks_of, GRADING_SEED; import importlib; "
-            "m = importlib.import_module('autograde.checks.05_pipeline'); "
+    code = ("from autograde.sets._common import checks_of, GRADING_SEED; import importlib; "
+            "m = importlib.import_module('autograde.sets.05_pipeline.checks'); "
             "names = [n for n, _ in m.fed_schedules()]; "
             "print(all(str(GRADING_SEED) not in n and str(GRADING_SEED + 1) not in n for n in names), len(set(names)) "
             "== len(names))")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from _mutants import mutant_source
 
-from autograde import notebooks
+from autograde import notebooks, sets
 from autograde.grade import SANDBOXED as SANDBOX
 from autograde.report import COLUMNS
 from distlab import notebook_source
@@ -32,7 +32,7 @@ MUTANT, MUTANT_LOSES = "best_no_validation", "best_config_rejects_bad_input"  # 
 def write_class(folder: Path) -> None:
     (source,) = notebooks.assignment_notebooks(ASSIGNMENT)
     released = notebooks.EXERCISES / ASSIGNMENT / source.name
-    mutant = mutant_source(REPO / "tests" / "mutants" / ASSIGNMENT / f"{MUTANT}.py")  # the file, or its edit applied
+    mutant = mutant_source(sets.get(ASSIGNMENT).folder / "mutants" / f"{MUTANT}.py")  # the file, or its edit applied
     students = {"alice": {}, "bob": {"best_config": mutant}}
     for student, replacements in students.items():
         submission = notebooks.make_submission(released, source, replacements)

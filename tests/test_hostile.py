@@ -2,12 +2,12 @@
 
     pytest tests/test_hostile.py
 
-Each file of tests/hostile/<assignment>/ is one attack (its header says what it does): its code takes the place of
-the first solution cell (or the last, with `# cell: last`; or the one named, `# cell: <grade_id>`), and every other
-solution cell stays as released, so an attack can only score by forging a verdict. It must score 0 in every cell, or
-in the cells `# zero:` lists (an attack that forges one part may honestly pass another, e.g. a dict that loads).
-Each file of tests/hostile/<assignment>/folders/ is a submission folder no notebook cell can make (a symbolic link,
-JSON nested 100,000 deep, a 1 GiB checkpoint): its `make(folder, solution, name)` fills the student's folder, the
+Each file of autograde/sets/<assignment>/hostile/ is one attack (its header says what it does): its code takes the place
+of the first solution cell (or the last, with `# cell: last`; or the one named, `# cell: <grade_id>`), and every other
+solution cell stays as released, so an attack can only score by forging a verdict. It must score 0 in every cell, or in
+the cells `# zero:` lists (an attack that forges one part may honestly pass another, e.g. a dict that loads).
+Each file of autograde/sets/<assignment>/hostile/folders/ is a submission folder no notebook cell can make (a symbolic
+link, JSON nested 100,000 deep, a 1 GiB checkpoint): its `make(folder, solution, name)` fills the student's folder, the
 solution at hand, and the student must be refused before grading, its reason in grades.json containing the
 header's `# reason:`. Graded in the same run: honest controls, the reference solution and a
 noisy honest notebook (warnings, magics, a hook, output, files in its folder: what some attacks also do) must score
@@ -28,14 +28,13 @@ from pathlib import Path
 
 import pytest
 
-from autograde import notebooks
+from autograde import notebooks, sets
 from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.xdist_group("nbgrader")
-HOSTILE = REPO / "tests" / "hostile"
-ASSIGNMENTS = [name for name in notebooks.assignments() if (HOSTILE / name).is_dir()]  # tests/test_sets.py: no other
+ASSIGNMENTS = [s.name for s in sets.exercise_sets() if (s.folder / "hostile").is_dir()]
 BUDGET_S, CELL_TIMEOUT_S = 120, 20  # an honest notebook takes ~15 s alone, over 60 s on a loaded machine
 RUN_BOUND_S = 900  # the whole class, 2 jobs, loaded machine; honest ones take ~15 s, the sleepy attack its budget
 NOTEBOOK_BYTES_BOUND = 2 * 2**20
@@ -73,7 +72,7 @@ def make_class(assignment: str, folder: Path) -> dict[str, str | list[str] | tup
     released = notebooks.EXERCISES / assignment / source.name
     solutions = list(notebook_source.solution_cells(source))
     expect = {}
-    for attack in sorted((HOSTILE / assignment).glob("*.py")):
+    for attack in sorted((sets.get(assignment).folder / "hostile").glob("*.py")):
         cell = header(attack, "cell")
         assert cell in ("", "last", *solutions), f"{attack}: no solution cell {cell!r}"
         target = solutions[-1] if cell == "last" else cell if cell in solutions else solutions[0]
@@ -81,7 +80,7 @@ def make_class(assignment: str, folder: Path) -> dict[str, str | list[str] | tup
         notebook_source.write_notebook(notebook, folder / f"hostile-{attack.stem}" / source.name)
         zero = header(attack, "zero")
         expect[f"hostile-{attack.stem}"] = [c.strip() for c in zero.split(",")] if zero else "zero"
-    for case in sorted((HOSTILE / assignment / "folders").glob("*.py")):
+    for case in sorted((sets.get(assignment).folder / "hostile" / "folders").glob("*.py")):
         student = folder / f"hostile-{case.stem}"
         student.mkdir(parents=True)
         runpy.run_path(str(case))["make"](student, notebooks.make_submission(released, source), source.name)

@@ -1,5 +1,5 @@
 """Round trips through the real nbgrader, for every exercise set of autograde/sets/ (generic: a new set only adds its
-folder there, its notebooks, and its mutants and variants in tests/mutants/<assignment>/, tests/variants/<assignment>/).
+folder there, with its mutants and variants in it, mutants/ and variants/, and its notebooks).
 
     pytest tests/test_nbgrader.py
 
@@ -42,8 +42,9 @@ one of them can see the other's cell (found from the names each cell uses, throu
 `must-keep` cells that can see another member's cell are then not checked for it. Mutants with `must-zero` or
 `max-seconds` (whole-submission claims) are always graded alone.
 
-A variant file (tests/variants/<assignment>/<name>.py) is a correct answer to one solution cell, written otherwise
-than the reference (imported names, blocking messages, another chunking, a warning printed, numpy instead of math...):
+A variant file (autograde/sets/<assignment>/variants/<name>.py) is a correct answer to one solution cell, written
+otherwise than the reference (imported names, blocking messages, another chunking, a warning printed, numpy instead of
+math...):
 
     # replaces: <grade_id of a solution cell>
     # differs: <how this correct answer differs from the reference>
@@ -72,15 +73,13 @@ from pathlib import Path
 import pytest
 from _mutants import EditDoesNotApply, apply_edit, header_fields, make_edit, mutant_source, shortest_form
 
-from autograde import notebooks, results
+from autograde import notebooks, results, sets
 from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.xdist_group("nbgrader")  # with pytest -n --dist loadgroup: one worker, one grading run
 
-MUTANTS_DIR = REPO / "tests" / "mutants"
-VARIANTS_DIR = REPO / "tests" / "variants"
 ASSIGNMENTS = notebooks.assignments()
 JOBS = int(os.environ.get("DISTLAB_GRADING_JOBS", "2"))
 SOLUTION, BLANK = "z-solution", "z-blank"  # sorted last: in each group, good submissions come after the bad ones
@@ -122,7 +121,7 @@ def parse_mutant(assignment: str, path: Path) -> Mutant:
                   max_seconds=float(header["max-seconds"]) if "max-seconds" in header else None)
 
 
-MUTANTS = [parse_mutant(a, p) for a in ASSIGNMENTS for p in sorted((MUTANTS_DIR / a).glob("*.py"))]
+MUTANTS = [parse_mutant(a, p) for a in ASSIGNMENTS for p in sorted((sets.get(a).folder / "mutants").glob("*.py"))]
 
 
 def mutant_id(m: Mutant) -> str:
@@ -149,7 +148,7 @@ def parse_variant(assignment: str, path: Path) -> Variant:
                    needs=header.get("needs", ""))
 
 
-VARIANTS = [parse_variant(a, p) for a in ASSIGNMENTS for p in sorted((VARIANTS_DIR / a).glob("*.py"))]
+VARIANTS = [parse_variant(a, p) for a in ASSIGNMENTS for p in sorted((sets.get(a).folder / "variants").glob("*.py"))]
 
 
 def variant_param(v: Variant):
@@ -424,9 +423,9 @@ def test_exercises_hold_no_solution_code_or_hidden_tests(assignment):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_test_cell_has_a_trusted_check(assignment):
-    """The grader decides each test cell with the check of the same grade_id in autograde/checks/<assignment>.py
+    """The grader decides each test cell with the check of the same grade_id in autograde/sets/<assignment>/checks.py
     (run where the student's code never ran): one check per test cell, none for a cell that is not there."""
-    from autograde.checks._common import checks_of
+    from autograde.sets._common import checks_of
 
     cells = {}
     for source in notebooks.assignment_notebooks(assignment):
@@ -435,7 +434,7 @@ def test_every_test_cell_has_a_trusted_check(assignment):
     assert set(checks) == set(cells), (f"test cells without a check: {sorted(set(cells) - set(checks))}; checks "
                                        f"without a test cell: {sorted(set(checks) - set(cells))}")
     for name, fn in checks.items():
-        assert (fn.__doc__ or "").strip(), f"autograde/checks/{assignment}.py: {name} has no docstring"
+        assert (fn.__doc__ or "").strip(), f"autograde/sets/{assignment}/checks.py: {name} has no docstring"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -444,7 +443,7 @@ def test_hidden_tests_live_in_the_trusted_checks(assignment):
     for source in notebooks.assignment_notebooks(assignment):
         text = source.read_text()
         assert notebooks.HIDDEN_TEST_MARKERS[0] not in text, (
-            f"{source.name} still has hidden tests: move their cases to autograde/checks/{assignment}.py")
+            f"{source.name} still has hidden tests: move their cases to autograde/sets/{assignment}/checks.py")
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

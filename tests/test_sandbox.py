@@ -426,7 +426,7 @@ def test_every_student_group_gets_equal_cpu_shares_on_cgroup_v1():
 def test_each_label_seed_uses_the_whole_secret(monkeypatch):
     """Issue 45, item 12: torch's generator keeps a seed's low 32 bits, and `secret ^ crc32(label)` put the same 32
     bits of the secret into every label: a secret's upper bits changed nothing, and one check's seed gave all."""
-    from autograde.checks import _common
+    from autograde.sets import _common
     draws = {}
     for secret in (12345, 12345 + 2**40):
         monkeypatch.setattr(_common, "GRADING_SEED", secret)

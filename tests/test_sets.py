@@ -13,6 +13,8 @@ from autograde import notebooks, sets
 from distlab.launching.preset import LaunchPreset
 
 ROOT = Path(__file__).resolve().parents[1]
+# A set's home: its declaration, trusted checks, rank-side code, statement stand-ins, mutants, variants and attacks
+SET_FILES = {"set.toml", "checks.py", "ranks.py", "statement.py", "mutants", "variants", "hostile"}
 GOOD = {"number": "4", "title": '"Tensor parallelism"', "lesson": '"lessons/04_tp.ipynb"', "lesson_minutes": "80"}
 
 
@@ -46,17 +48,20 @@ def test_the_course_s_sets_are_numbered_in_order_each_in_its_folder():
     assert notebooks.assignments() == sets.names() == [s.name for s in registered]
 
 
-def test_every_folder_or_module_named_after_a_set_belongs_to_a_registered_set():
-    """A set's files elsewhere are found by its name: one with a name no set has would be silently skipped."""
+def test_every_folder_named_after_a_set_belongs_to_a_registered_set_and_every_set_has_its_files():
+    """A set's notebooks are found by its name: a folder with a name no set has would be silently skipped. Its own
+    folder holds its checks, its mutants and (at least five) variants."""
     names = set(sets.names())
-    for folder in ("solutions", "exercises", "tests/mutants", "tests/variants", "tests/hostile"):
+    for folder in ("solutions", "exercises"):
         found = {p.name for p in (ROOT / folder).iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
         assert found <= names, f"{folder}/{sorted(found - names)[0]}/: no set of that name in autograde/sets/"
-    modules = {path.stem.removesuffix("_ranks").removesuffix("_statement")
-               for path in (ROOT / "autograde/checks").glob("[0-9]*.py")}
-    assert modules <= names, f"autograde/checks/{sorted(modules - names)[0]}*.py: no set of that name"
-    for name in names:
-        assert (ROOT / "autograde/checks" / f"{name}.py").is_file(), f"set {name} has no autograde/checks/{name}.py"
+    for exercise_set in sets.exercise_sets():
+        home = exercise_set.folder
+        assert (home / "checks.py").is_file(), f"set {exercise_set.name} has no {home / 'checks.py'}"
+        assert any((home / "mutants").glob("*.py")), f"set {exercise_set.name} has no mutants in {home / 'mutants'}"
+        assert len(list((home / "variants").glob("*.py"))) >= 5, f"set {exercise_set.name}: fewer than 5 variants"
+        unknown = {p.name for p in home.iterdir() if not p.name.startswith((".", "_"))} - SET_FILES
+        assert not unknown, f"{home}: {sorted(unknown)} is none of a set's files {sorted(SET_FILES)}"
 
 
 def test_a_well_formed_set_loads_with_its_defaults(tmp_path):

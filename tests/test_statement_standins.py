@@ -2,9 +2,9 @@
 
     pytest tests/test_statement_standins.py
 
-One mistake, one deduction: where a later part of a set is judged with the statement's versions of earlier functions
-in place of the learner's (`STAND_IN[...] = ...` in `autograde/checks/<set>_statement.py`), a learner's code calls those stand-ins
-exactly as it would call its own functions — by position or by keyword. A stand-in whose parameters are named
+One mistake, one deduction: where a later part of a set is judged with the statement's versions of earlier functions in
+place of the learner's (`STAND_IN[...] = ...` in `autograde/sets/<set>/statement.py`), a learner's code calls those
+stand-ins exactly as it would call its own functions — by position or by keyword. A stand-in whose parameters are named
 otherwise (`m, hw` for the statement's `model, hardware`) turns a correct keyword call into a TypeError in every cell
 that uses it (issue 47: a correct `best_config` lost 9 points). Read with `ast` only: nothing here runs the checks.
 """
@@ -19,7 +19,7 @@ from autograde import notebooks
 from distlab import notebook_source
 
 REPO = Path(__file__).resolve().parents[1]
-CHECKS = REPO / "autograde" / "checks"
+SETS = REPO / "autograde" / "sets"
 
 
 def _signature(args: ast.arguments) -> list[tuple[str, str, str | None]]:
@@ -71,7 +71,7 @@ def _statement_signatures(assignment: str) -> dict[str, list]:
     return found
 
 
-WITH_STANDINS = sorted(p.name.removesuffix("_statement.py") for p in CHECKS.glob("*_statement.py") if _standins(p))
+WITH_STANDINS = sorted(p.parent.name for p in SETS.glob("*/statement.py") if _standins(p))
 
 
 def test_some_sets_have_standins():
@@ -81,7 +81,7 @@ def test_some_sets_have_standins():
 @pytest.mark.parametrize("assignment", WITH_STANDINS)
 def test_standins_have_the_statements_signatures(assignment):
     statement = _statement_signatures(assignment)
-    for name, signature in _standins(CHECKS / f"{assignment}_statement.py").items():
+    for name, signature in _standins(SETS / assignment / "statement.py").items():
         assert name in statement, f"{assignment}: the stand-in {name} has no function of that name in the statement"
         assert signature == statement[name], (
             f"{assignment}: the stand-in for {name} takes {signature}, the statement's {statement[name]}: a learner "
@@ -94,16 +94,16 @@ def test_no_standin_is_in_the_sandbox_before_a_check_sends_it(assignment):
     there, beside the notebook), a notebook could return its result (`try: return _prefill_time(...)`) or keep it from
     a call that handed it over. So the rank-side file defines none of them, a call gets only the sections it needs,
     and the checks that hand stand-ins over run after the checks of the functions they stand in for."""
-    statement = ast.parse((CHECKS / f"{assignment}_statement.py").read_text())
+    statement = ast.parse((SETS / assignment / "statement.py").read_text())
     defined = {node.name for node in ast.walk(statement) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
-    ranks = ast.parse((CHECKS / f"{assignment}_ranks.py").read_text())
+    ranks = ast.parse((SETS / assignment / "ranks.py").read_text())
     in_ranks = {node.name for node in ast.walk(ranks) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
-    assert not defined & in_ranks, f"{assignment}_ranks.py defines stand-ins: {sorted(defined & in_ranks)}"
-    assert "STAND_IN" not in (CHECKS / f"{assignment}_ranks.py").read_text()
+    assert not defined & in_ranks, f"{assignment}/ranks.py defines stand-ins: {sorted(defined & in_ranks)}"
+    assert "STAND_IN" not in (SETS / assignment / "ranks.py").read_text()
 
 
 def test_a_call_gets_only_the_standins_it_needs():
-    from autograde.checks._common import statement_source
+    from autograde.sets._common import statement_source
     for names, sent, withheld in [(["shard_heads"], ["_shard_heads"], ["_decode_step_time", "_pass_time", "_prefill_time"]),
                                   (["kv_cache_bytes_per_token", "shard_heads"], ["_kv_cache_bytes_per_token"],
                                    ["_decode_step_time", "_pass_time", "_prefill_time"]),
@@ -121,7 +121,7 @@ def test_with_stand_ins_swaps_for_one_call_and_then_empties_its_private_namespac
     """What the rank-side files rely on (they no longer clear it themselves): during the call the notebook's name is
     the stand-in; after it, returned or raised, the notebook's own function is back and the private namespace that
     held the stand-ins is empty (a function and its globals are a cycle the GC keeps)."""
-    from autograde.checks._common import statement_source
+    from autograde.sets._common import statement_source
     private, notebook = {}, {"delayed_scale": "the learner's"}
     exec(compile(statement_source("06_mixed_precision", ["delayed_scale"]), "<statement>", "exec"), private)
     stand_in = private["STAND_IN"]["delayed_scale"]
@@ -142,9 +142,10 @@ def test_with_stand_ins_swaps_for_one_call_and_then_empties_its_private_namespac
 
 def test_statement_sections_are_read_again_when_the_file_changes(tmp_path, monkeypatch):
     """statement_sections is cached; a statement file rewritten (a test's, an instructor's edit) is read again."""
-    from autograde.checks import _common
-    monkeypatch.setattr(_common, "CHECKS_DIR", tmp_path)
-    path = tmp_path / "99_example_statement.py"
+    from autograde.sets import _common
+    monkeypatch.setattr(_common, "SETS_DIR", tmp_path)
+    (tmp_path / "99_example").mkdir()
+    path = tmp_path / "99_example" / "statement.py"
     path.write_text("described\n# === a\nA = 1\n")
     first = _common.statement_sections("99_example")
     assert dict(first) == {"a": "A = 1\n"} and _common.statement_sections("99_example") is first  # read once
@@ -155,7 +156,7 @@ def test_statement_sections_are_read_again_when_the_file_changes(tmp_path, monke
 def test_checks_that_hand_standins_over_run_after_the_checks_they_stand_in_for():
     """The order the grader runs a set's checks in (`checks_of`): a check that hands the learner's code the statement's
     version of a function runs after every check that judges the learner's version of it."""
-    from autograde.checks._common import checks_of
+    from autograde.sets._common import checks_of
     before_after = {"04_tensor_parallelism": (["copy_to_tp_region_forward_backward",
                                                "reduce_from_tp_region_forward_backward", "tp_mlp_matches_single_process"],
                                               ["column_parallel_matches_linear", "row_parallel_splits_full_input"]),

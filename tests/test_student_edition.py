@@ -21,7 +21,7 @@ from autograde import notebooks, student_edition
 from distlab import notebook_source
 
 ROOT = Path(__file__).resolve().parents[1]
-WITHHELD = ["autograde/checks", "tests/variants", "tests/mutants", "tests/hostile"]
+WITHHELD = ["autograde/sets"]  # each set's checks, rank code, statement stand-ins, mutants, variants, attacks
 
 
 def normal(text: str) -> str:
@@ -91,12 +91,12 @@ def test_a_planted_answer_is_found_and_the_command_refuses_it(edition, tmp_path)
     student_edition.build(planted)
     solution = notebook_source.solution_source(ROOT / "solutions/02_sharding/sharding.ipynb", "Zero2Optimizer")
     (planted / "lessons/scripts/helper.py").write_text(solution)
-    (planted / "src/distlab/extra.py").write_text((ROOT / "autograde/checks/05_pipeline.py").read_text())
+    (planted / "src/distlab/extra.py").write_text((ROOT / "autograde/sets/05_pipeline/checks.py").read_text())
     assert any("solution Zero2Optimizer" in found for found in answers_in(planted))
-    assert any("05_pipeline.py" in found for found in answers_in(planted))
+    assert any("05_pipeline/checks.py" in found for found in answers_in(planted))
     leaks = student_edition.leaks(planted)
     assert any("02_sharding/Zero2Optimizer" in leak for leak in leaks)
-    assert any("a copy of autograde/checks/05_pipeline.py" in leak for leak in leaks)
+    assert any("a copy of autograde/sets/05_pipeline/checks.py" in leak for leak in leaks)
     # the middle of a solution block, re-indented, is found too
     lines = student_edition.solution_blocks()["01_data_parallelism/ring_all_reduce"]
     (planted / "lessons/scripts/helper.py").write_text("\n".join("  " + line for line in lines[2:8]))

@@ -7,8 +7,9 @@
 
 Everything that lists sets reads them here: the grading tests, conftest's order, the book's index, the course tables'
 test, `autograde.notebooks.assignments()`. Adding a set is adding its folder (and its lesson and notebooks), like
-torchtitan's one `TrainSpec` per model. The folder's name is the set's everywhere: solutions/<name>/,
-exercises/<name>/, autograde/checks/<name>*.py, tests/mutants/<name>/, tests/variants/<name>/.
+torchtitan's one `TrainSpec` per model. The folder is the set's home: set.toml, checks.py (trusted), ranks.py (run in
+the sandbox), statement.py (optional stand-ins), mutants/, variants/, hostile/ (autograde/README.md, "Adding an
+exercise set"); its name is the set's everywhere else: lessons/<name>.ipynb, solutions/<name>/, exercises/<name>/.
 
 A set.toml (tomllib, the standard library; no torch is imported here):
 
@@ -47,7 +48,7 @@ class SetError(ValueError):
 @dataclass(frozen=True)
 class ExerciseSet:
     """One exercise set and its lesson, as autograde/sets/<name>/set.toml declares them."""
-    name: str  # the folder's name, and the set's in solutions/, exercises/, autograde/checks/, tests/...
+    name: str  # the folder's name, and the set's in lessons/, solutions/, exercises/
     number: int  # its lesson's number
     title: str  # its lesson's title, as COURSE_PLAN.md's table gives it
     lesson: Path  # the lesson notebook
@@ -64,7 +65,7 @@ class ExerciseSet:
 
     @property
     def folder(self) -> Path:
-        """autograde/sets/<name>/: its set.toml (and, next, its checks, rank code, mutants and variants)."""
+        """autograde/sets/<name>/: its set.toml, checks, rank code, stand-ins, mutants, variants and attacks."""
         return SETS_DIR / self.name
 
 

@@ -29,9 +29,9 @@ VARIABLES = {
     "DISTLAB_RELEASE_DIR": Variable("autograde/nbgrader_config.py", "nbgrader's release folder; default exercises/"),
     "DISTLAB_EXCHANGE": Variable("autograde/nbgrader_config.py", "nbgrader's exchange (release and collect on one "
                                  "server); default autograde/work/exchange"),
-    "DISTLAB_GRADING_SEED": Variable("autograde/seed.py, autograde/checks/_common.py", "replays one draw of the checks' "
+    "DISTLAB_GRADING_SEED": Variable("autograde/seed.py, autograde/sets/_common.py", "replays one draw of the checks' "
                                      "inputs (grade.py records the seed it drew in grades.json)"),
-    "DISTLAB_GRADING_SEED_FILE": Variable("autograde/checks/_common.py", "the file grade.py writes the class's seed to "
+    "DISTLAB_GRADING_SEED_FILE": Variable("autograde/sets/_common.py", "the file grade.py writes the class's seed to "
                                           "(set by grade.py, never seen by a sandbox)"),
     "DISTLAB_PYTHON": Variable("autograde/slurm/grade_array.sbatch", "the Python a SLURM job array grades with; default "
                                ".venv/bin/python"),

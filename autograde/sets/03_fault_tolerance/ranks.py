@@ -1,7 +1,7 @@
 """Rank-side procedures of exercise set 03: run in the sandbox, in the namespace of the student's notebook (they call
 `save_checkpoint`, `load_checkpoint`, `capture_training_state`, `restore_training_state`, `young_interval` and
 `daly_interval` by name), in the sandbox's own scratch folders (under its /tmp). They hold no expected values: what
-they return (plain data: file bytes, tensors, numbers, names) is checked by autograde/checks/03_fault_tolerance.py,
+they return (plain data: file bytes, tensors, numbers, names) is checked by autograde/sets/03_fault_tolerance/checks.py,
 in the grader. The grader also imports this file for the training harness, to run the reference trainings itself.
 """
 import io

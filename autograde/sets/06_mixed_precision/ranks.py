@@ -2,7 +2,7 @@
 
 They run in the namespace of the learner's notebook, as one more cell at its end: they build objects from the plain
 data the grader sends, drive the learner's `DynamicLossScaler` and `assign_buckets`, and return plain data. They hold
-no expected values: what they return is a claim that autograde/checks/06_mixed_precision.py checks against values it
+no expected values: what they return is a claim that checks.py (next to this file) checks against values it
 computes itself (with `torch.amp.GradScaler("cpu")` and a real `DistributedDataParallel`).
 """
 
@@ -154,7 +154,7 @@ def assign_many(cases):
 
 # --- the earlier function as the statement defines it ---------------------------------------------------------------
 # One mistake, one deduction (issue 47.11): spike_cost is judged with the statement's delayed_scale in the place of the
-# learner's (a learner may build on it). It comes with each call (06_mixed_precision_statement.py) and runs in a
+# learner's (a learner may build on it). It comes with each call (statement.py, next to this file) and runs in a
 # private namespace: before and after the call, the sandbox holds no copy of it.
 
 def spike_cost_alone(amaxes, spike_step, history_len, algo, statement):

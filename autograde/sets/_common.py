@@ -19,7 +19,7 @@ import torch
 from autograde.sandbox import SandboxError, StudentError  # noqa: F401 - re-exported for the check modules
 from autograde.seed import draw_seed
 
-CHECKS_DIR = Path(__file__).resolve().parent
+SETS_DIR = Path(__file__).resolve().parent  # autograde/sets/<assignment>/: checks.py, ranks.py, statement.py
 # Drawn once per grading process, so that a notebook cannot know the checks' inputs in advance (the checks are
 # public: with fixed seeds, a student could precompute the expected outputs). $DISTLAB_GRADING_SEED replays a run;
 # grade.py passes the class's seed (recorded in grades.json) in the file $DISTLAB_GRADING_SEED_FILE names, which no
@@ -66,9 +66,9 @@ def check(fn=None, *, last=False):
 
 
 def checks_of(assignment: str) -> dict:
-    """{grade_id: check function} of autograde/checks/<assignment>.py, in the order they run: as defined, those
+    """{grade_id: check function} of autograde/sets/<assignment>/checks.py, in the order they run: as defined, those
     marked `@check(last=True)` after the others."""
-    module = importlib.import_module(f"autograde.checks.{assignment}")
+    module = importlib.import_module(f"autograde.sets.{assignment}.checks")
     marked = [(name, fn) for name, fn in vars(module).items() if getattr(fn, "is_check", False)]
     return dict(sorted(marked, key=lambda item: item[1].runs_last))  # stable: the order as defined, within each
 
@@ -94,11 +94,11 @@ def with_stand_ins(namespace, names, run):
 
 
 def statement_sections(assignment: str) -> Mapping[str, str]:
-    """{name: source} of autograde/checks/<assignment>_statement.py, whose sections start with `# === <name>`
+    """{name: source} of autograde/sets/<assignment>/statement.py, whose sections start with `# === <name>`
     (what comes before the first is the file's description, never sent); a section's `# needs: a, b` line names the
     sections it uses. Read and split once per version of the file (its inode, modification time and size key the
     cache: a file rewritten, or replaced, is read again), although a check sends sections with every call."""
-    path = CHECKS_DIR / f"{assignment}_statement.py"
+    path = SETS_DIR / assignment / "statement.py"
     stat = path.stat()
     return _sections(path, stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
@@ -138,7 +138,7 @@ def statement_source(assignment: str, names) -> str:
 
 def rank_source(assignment: str) -> str:
     """The rank-side procedures of an assignment (run in the sandbox), or "" if it has none."""
-    path = CHECKS_DIR / f"{assignment}_ranks.py"
+    path = SETS_DIR / assignment / "ranks.py"
     return path.read_text() if path.exists() else ""
 
 

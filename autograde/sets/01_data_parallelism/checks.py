@@ -3,19 +3,20 @@
 Run by the grader, never in the sandbox: inputs are made and expected values computed here; the student's code runs
 in the sandbox through `student` (autograde/sandbox.py) and only plain data comes back.
 """
-import importlib
 import math
 
 import torch
 
 from autograde import sets
-from autograde.checks._common import (assert_number, assert_raises, assert_tensor, check, generator,
-                                      spread_over_groups)
+from autograde.sets._common import (assert_number, assert_raises, assert_tensor, check, generator,
+                                    spread_over_groups)
 from autograde.netstat import RingWatch
 from autograde.sandbox import StudentError
 
-ranks = importlib.import_module("autograde.checks.01_data_parallelism_ranks")  # model builders for the references
-LAUNCH = sets.get("01_data_parallelism").launch.kwargs()  # autograde/sets/01_data_parallelism/set.toml
+from . import ranks  # model builders for the references
+
+THIS_SET = __name__.split(".")[-2]  # this folder's name: autograde/sets/<THIS_SET>/checks.py
+LAUNCH = sets.get(THIS_SET).launch.kwargs()  # the preset of set.toml, next to this file
 
 
 def rank_inputs(world_size, numel, dtype=torch.float32, label=""):

@@ -1,6 +1,6 @@
 """Rank-side procedures of exercise set 02 (sharding): run in the sandbox, in the namespace of the student's notebook
 (they call `zero_memory_per_gpu`, `min_devices_to_fit` and `ShardedOptimizer` by name). They hold no expected values:
-what they return is checked by autograde/checks/02_sharding.py, in the grader. The grader also imports this file for
+what they return is checked by checks.py (next to this file), in the grader. The grader also imports this file for
 the models, the batches and the one-process reference training (the same code as the notebook's "optimizer_harness"
 cell)."""
 import numbers

@@ -1,7 +1,7 @@
 """Rank-side procedures of exercise set 05: run in the sandbox, in the namespace of the student's notebook. They hold
 no expected values: `rank_pipeline_step` runs a schedule (plain data, made by the student's `pipeline_schedule` and
 already checked by the grader's own simulator) on a real pipeline of ranks and returns the loss and gradients, which
-autograde/checks/05_pipeline.py compares with one process; `rank_zero_bubble_step` does the same for a schedule with
+checks.py (next to this file) compares with one process; `rank_zero_bubble_step` does the same for a schedule with
 W's, calling the student's backward_input and backward_weight and recording, around each call, whether a weight's
 .grad changed. The grader imports this file for the model and its parts.
 """

@@ -4,25 +4,24 @@ Run by the grader, never in the sandbox: inputs are made and expected values com
 closed forms; one-process training with the torch optimizer itself); the student's code runs in the sandbox through
 `student` (autograde/sandbox.py) and only plain data comes back.
 """
-import importlib
 from fractions import Fraction
 
 import torch
 
 from autograde import sets
-from autograde.checks._common import (assert_number, assert_raises, assert_tensor, check, generator,
-                                      spread_over_groups)
+from autograde.sets._common import (assert_number, assert_raises, assert_tensor, check, generator,
+                                    spread_over_groups)
 
-ranks = importlib.import_module("autograde.checks.02_sharding_ranks")  # models, batches, reference training
+from . import ranks  # models, batches, reference training
+
+THIS_SET = __name__.split(".")[-2]  # this folder's name: autograde/sets/<THIS_SET>/checks.py
+LAUNCH = sets.get(THIS_SET).launch.kwargs()  # the preset of set.toml, next to this file
 BATCH_SEED = int(torch.randint(2**31, (1,), generator=generator("02_sharding batches")))
 
 
 def batch(kind, step):
     """Step `step`'s full batch, drawn from this grading run's secret seed (a notebook cannot know it in advance)."""
     return ranks.batch(kind, step, seed=BATCH_SEED)
-
-
-LAUNCH = sets.get("02_sharding").launch.kwargs()  # autograde/sets/02_sharding/set.toml
 
 
 # --- Part 1: zero_memory_per_gpu ---------------------------------------------------------------------------------

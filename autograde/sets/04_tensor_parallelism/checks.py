@@ -3,23 +3,24 @@
 Run by the grader, never in the sandbox: the weights, inputs, upstream gradients and targets are made here, and every
 expected value is computed here (nn.Linear, the MLP and F.cross_entropy in one process; Table 2 as closed forms). The
 student's code runs in the sandbox through `student` (autograde/sandbox.py), driven by the rank-side procedures of
-04_tensor_parallelism_ranks.py, and only plain tensors come back.
+ranks.py (next to this file), and only plain tensors come back.
 """
 import contextlib
-import importlib
 import math
 
 import torch
 import torch.nn.functional as F
 
 from autograde import sets
-from autograde.checks._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
-                                      generator, statement_source)
+from autograde.sets._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
+                                    generator, statement_source)
 
-ranks = importlib.import_module("autograde.checks.04_tensor_parallelism_ranks")  # rank_linear_from, for references
-LAUNCH = sets.get("04_tensor_parallelism").launch.kwargs()  # autograde/sets/04_tensor_parallelism/set.toml
+from . import ranks  # rank_linear_from, for references
+
+THIS_SET = __name__.split(".")[-2]  # this folder's name: autograde/sets/<THIS_SET>/checks.py
+LAUNCH = sets.get(THIS_SET).launch.kwargs()  # the preset of set.toml, next to this file
 # The statement's f and g, sent with each launch of the layers' checks (statement_source: never in the sandbox before)
-F_AND_G = statement_source("04_tensor_parallelism", ["f_and_g"])
+F_AND_G = statement_source(THIS_SET, ["f_and_g"])
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}  # fp32: the ranks sum partial products in another order than one process
 
 

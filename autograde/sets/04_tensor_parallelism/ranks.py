@@ -1,7 +1,7 @@
 """Rank-side procedures of exercise set 04: run in the sandbox, in the namespace of the student's notebook (they call
 `copy_to_tp_region`, `ColumnParallelLinear`, `vocab_parallel_cross_entropy`, ... by name). They hold no expected
 values: they build the student's layers from the weights they are given, run them on the given tensors and return
-outputs and gradients as plain tensors, which autograde/checks/04_tensor_parallelism.py checks in the grader."""
+outputs and gradients as plain tensors, which autograde/sets/04_tensor_parallelism/checks.py checks in the grader."""
 import torch
 import torch.distributed as dist
 import torch.nn as nn

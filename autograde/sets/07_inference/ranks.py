@@ -1,6 +1,6 @@
 """Rank-side procedures of exercise set 07: run in the sandbox, in the namespace of the student's notebook (they call
 `shard_heads` and the other graded functions by name). They hold no expected values: what they return is checked by
-autograde/checks/07_inference.py, in the grader."""
+autograde/sets/07_inference/checks.py, in the grader."""
 import numbers
 
 import torch.distributed as dist
@@ -85,7 +85,7 @@ def rank_tp_decode(config_kwargs, seed, prompt, n_new):
 
 # --- the earlier parts as the statement defines them -------------------------------------------------------------
 # One mistake, one deduction: a later part is judged with the statement's versions of the earlier ones in the place of
-# the learner's. They come with the call (07_inference_statement.py, the sections the grader sends) and run in a
+# the learner's. They come with the call (statement.py next to this file, the sections the grader sends) and run in a
 # private namespace: before and after the call, the sandbox holds none of them.
 
 def isolated_call(name, args, kwargs, earlier, statement):

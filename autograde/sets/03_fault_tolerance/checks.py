@@ -14,7 +14,6 @@ grader cannot cut the power), so the sandbox wraps os.fsync / os.replace and rep
 an honest omission, not an attack.
 """
 import contextlib
-import importlib
 import io
 import math
 import random
@@ -24,9 +23,9 @@ import numpy as np
 import torch
 
 import distlab
-from autograde.checks._common import StudentError, assert_number, assert_tensor, check, generator
+from autograde.sets._common import StudentError, assert_number, assert_tensor, check, generator
 
-ranks = importlib.import_module("autograde.checks.03_fault_tolerance_ranks")  # the training harness, for references
+from . import ranks  # the training harness, for references
 REFERENCES = {}  # {key: reference run}: the same for every student, computed once per grading process
 # The seed the trainings that get captured start from: secret, drawn per grading run. A restore is never told it, so
 # replaying the public harness from its start cannot stand in for restoring what was captured.

@@ -4,17 +4,19 @@ Run by the grader, never in the sandbox. The expected values come from this modu
 model (`reference_*`, written from the exercise's statement), from the published sizes of Llama 2 (Touvron et al.
 2023, Table 1 and the models' config.json) and Llama 3 (Dubey et al. 2024, Table 3), from an exhaustive search over
 every configuration, and from `distlab.TinyTransformer` decoding in this process. The student's functions run in the
-sandbox through `plain_call` (autograde/checks/07_inference_ranks.py), which brings numpy numbers back as plain ones.
+sandbox through `plain_call` (autograde/sets/07_inference/ranks.py), which brings numpy numbers back as plain ones.
 """
 import math
 
 import torch
 
 from autograde import sets
-from autograde.checks._common import StudentError, check, draw_int, generator, statement_source
+from autograde.sets._common import StudentError, check, draw_int, generator, statement_source
 from distlab.models import ModelConfig, TinyTransformer, random_batch
 
-LAUNCH = sets.get("07_inference").launch.kwargs()  # autograde/sets/07_inference/set.toml
+THIS_SET = __name__.split(".")[-2]  # this folder's name: autograde/sets/<THIS_SET>/checks.py
+LAUNCH = sets.get(THIS_SET).launch.kwargs()  # the preset of set.toml, next to this file
+
 REL = 1e-6  # the exercise promises "within a relative 1e-6"
 
 
@@ -173,7 +175,7 @@ EARLIER = {"kv_cache_bytes_per_token": ["shard_heads"],
 def statement(name: str) -> str:
     """The statement's versions of what `name` calls of the earlier parts, sent with the call (never kept in the
     sandbox: a notebook cannot answer an earlier part with them)."""
-    return statement_source("07_inference", EARLIER[name])
+    return statement_source(THIS_SET, EARLIER[name])
 
 
 def call(student, name, *args, **kwargs):
@@ -566,8 +568,6 @@ def best_config_is_the_best(student):
         shown_best = "None" if best is None else (f"TP{best['tp']} PP{best['pp']} x{best['replicas']}, batch "
                                                   f"{best['batch']}")
         print(f"{_short(m)} on {devices} x {_short(hw)}, {slo} ms, context {context}: {shown_best}")
-
-
 
 
 @check(last=True)  # hands over the statement's decode_step_time and prefill_time: after their checks

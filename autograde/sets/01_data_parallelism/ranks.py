@@ -1,6 +1,6 @@
 """Rank-side procedures of exercise set 01: run in the sandbox, in the namespace of the student's notebook (they call
 `ring_all_reduce` and `average_gradients` by name). They hold no expected values: what they return is checked by
-autograde/checks/01_data_parallelism.py, in the grader. The grader also imports this file for the model builders."""
+checks.py (next to this file), in the grader. The grader also imports this file for the model builders."""
 import socket
 
 import torch

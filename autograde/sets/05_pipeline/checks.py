@@ -5,7 +5,7 @@ independent simulator (`simulate` below: any order a stage may run, the dependen
 closed forms (Narayanan et al. 2021, §2.2: makespan (m + p - 1)(t_f + t_b) for GPipe and 1F1B, m(t_f + t_b) +
 (p - 1)(t_f + t_b)/v interleaved; peaks in flight m, min(p - s, m), min(2(p - s - 1) + (v - 1)p + 1, mv)); the
 student's simulator is fed schedules made here; and the student's schedules run on a real 4-rank pipeline
-(autograde/checks/05_pipeline_ranks.py) whose gradients are compared with one process computed here. Part 5, zero
+(autograde/sets/05_pipeline/ranks.py) whose gradients are compared with one process computed here. Part 5, zero
 bubble (Qi et al. 2023): the student's ZB-H1 and its interleaved form are judged by properties (every op once, F
 before B before W, runnable, makespan 3m + (p - 1)/v with a microbatch's F, B and W lasting 1 each when m >= p, the
 least possible; no stage keeping more between F and W than the first stage without the split keeps between F and
@@ -14,7 +14,6 @@ computed here. Part 6, one mesh: the student's groups of a mesh, its dimensions 
 torch.arange(n).reshape(mesh_shape) sliced here (the layout init_device_mesh builds), on the lesson's mesh, every
 (dp, pp, tp) of 8 and 16 ranks in every order, and drawn meshes of 1 to 4 dimensions.
 """
-import importlib
 import itertools
 import math
 import random
@@ -22,11 +21,13 @@ import random
 import torch
 
 from autograde import sets
-from autograde.checks._common import (GRADING_SEED, StudentError, assert_number, assert_raises, assert_tensor, check,
-                                      draw_int, generator)
+from autograde.sets._common import (GRADING_SEED, StudentError, assert_number, assert_raises, assert_tensor, check,
+                                    draw_int, generator)
 
-ranks = importlib.import_module("autograde.checks.05_pipeline_ranks")  # the model and its parts, for the reference
-LAUNCH = sets.get("05_pipeline").launch.kwargs()  # autograde/sets/05_pipeline/set.toml
+from . import ranks  # the model and its parts, for the reference
+
+THIS_SET = __name__.split(".")[-2]  # this folder's name: autograde/sets/<THIS_SET>/checks.py
+LAUNCH = sets.get(THIS_SET).launch.kwargs()  # the preset of set.toml, next to this file
 
 
 class Deadlock(AssertionError):

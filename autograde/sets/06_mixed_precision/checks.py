@@ -7,7 +7,7 @@ buckets with a real `DistributedDataParallel` (its reducer's rebuilt buckets, re
 DDP's own bucketing function, the FP8 scales and a spike's cost with the rules of Transformer Engine's delayed scaling
 written out here (`reference_scale`, `reference_spike_cost`). The inputs (gradients, overflow patterns, batches, caps,
 lists of sizes, amax histories and sequences) are drawn from the grading run's secret seed (`generator(label)`). What
-the learner's code returns, through the procedures of 06_mixed_precision_ranks.py or called directly, is only a claim,
+the learner's code returns, through the procedures of ranks.py (next to this file) or called directly, is only a claim,
 compared with those.
 """
 from __future__ import annotations
@@ -19,10 +19,12 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from autograde import sets
-from autograde.checks._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
-                                      generator, statement_source)
+from autograde.sets._common import (StudentError, assert_number, assert_raises, assert_tensor, check, draw_int,
+                                    generator, statement_source)
 
-LAUNCH = sets.get("06_mixed_precision").launch.kwargs()  # autograde/sets/06_mixed_precision/set.toml
+THIS_SET = __name__.split(".")[-2]  # this folder's name: autograde/sets/<THIS_SET>/checks.py
+LAUNCH = sets.get(THIS_SET).launch.kwargs()  # the preset of set.toml, next to this file
+
 TINY = dict(vocab_size=64, dim=32, n_layers=2, n_heads=4, max_seq_len=64)  # the lesson's model
 
 
@@ -591,7 +593,7 @@ def call_spike_cost(student, amaxes, spike_step, history_len, algo):
     call = spike_call(amaxes, spike_step, history_len, algo)
     try:
         got = student.call("spike_cost_alone", amaxes, spike_step, history_len, algo,
-                           statement_source("06_mixed_precision", ["delayed_scale"]))
+                           statement_source(THIS_SET, ["delayed_scale"]))
     except StudentError:
         print(f"{call} raised (its traceback below)")
         raise
