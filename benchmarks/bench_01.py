@@ -38,7 +38,7 @@ import torch.distributed as dist
 
 import distlab
 from distlab.launching.process_tree import kill_tree
-from distlab.plot import bus_bandwidth, time_all_reduces
+from distlab.bandwidth import bus_bandwidth, time_all_reduces
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "solutions" / "01_data_parallelism" / "data_parallelism.ipynb"

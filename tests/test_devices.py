@@ -69,4 +69,6 @@ def test_the_environment_can_force_gloo_and_a_bad_name_is_refused(monkeypatch):
 
 def test_launch_picks_nccl_only_with_a_gpu_per_rank(monkeypatch):
     gpus(monkeypatch, 2)
-    assert distlab.default_backend(2) == "nccl" and distlab.default_backend(4) == "gloo"
+    from distlab.launching.launcher import _check_backend  # launch's choice when no backend is given
+
+    assert _check_backend(None, 2) == "nccl" and _check_backend(None, 4) == "gloo"

@@ -1,4 +1,4 @@
-"""distlab.figures: the data behind each figure is right (who computes each causal tile, the roof),
+"""distlab.figures: the data behind each figure is right (the ring's steps, who computes each causal tile, the roof),
 and each figure draws the panels and boxes it promises.
 
     pytest tests/test_figures.py
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from distlab.figures import (attainable_flops, causal_tiles, plot_bit_layouts, plot_causal_tiles, plot_mesh_groups,
-                             plot_roofline, plot_tp_layer)
+                             plot_ring_all_reduce, plot_roofline, plot_tp_layer, plot_zero_partition, ring_schedule)
 
 
 def _rectangles(ax):
@@ -92,4 +92,28 @@ def test_plot_tp_layer_draws_the_layer_twice_with_sp_names_on_the_second_row():
     assert len(_rectangles(fig.axes[0])) == 2 * 14
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert [texts.count(name) for name in ("f\nid / AR", "g\nAR / id", "AG / RS", "RS / AG")] == [2, 2, 2, 2]
+    plt.close(fig)
+
+
+def test_ring_schedule_ends_reduce_scatter_with_one_full_chunk_per_rank_and_all_gather_with_all():
+    steps = ring_schedule(4)
+    assert [title for title, _, _ in steps] == ["start"] + [f"reduce-scatter {s}" for s in (1, 2, 3)] + [
+        f"all-gather {s}" for s in (1, 2, 3)]
+    after_reduce_scatter = steps[3][2]
+    assert [row.index(4) for row in after_reduce_scatter] == [1, 2, 3, 0]  # rank r owns chunk r+1, complete
+    assert all(row.count(4) == 1 for row in after_reduce_scatter)
+    assert steps[-1][2] == [[4] * 4] * 4
+    assert all(sorted(sends) == [0, 1, 2, 3] for _, sends, _ in steps[1:])  # each step, every chunk on one link
+
+
+def test_plot_ring_all_reduce_draws_one_panel_per_step():
+    fig = plot_ring_all_reduce(4)
+    assert [ax.get_title() for ax in fig.axes] == [title for title, _, _ in ring_schedule(4)]
+    plt.close(fig)
+
+
+def test_plot_zero_partition_titles_give_each_stage_bytes_per_rank():
+    fig = plot_zero_partition(4, k=12)
+    assert [ax.get_title() for ax in fig.axes] == [f"stage {s}: {b:g}Ψ bytes per rank" for s, b in
+                                                   enumerate((16, 4 + 12 / 4, 2 + 14 / 4, 16 / 4))]
     plt.close(fig)

@@ -24,10 +24,10 @@ from .torchrun import TorchrunFailed, TorchrunOutput, torchrun, torchrun_command
 # name -> the module it lives in (imported on first use)
 _HOMES = {
     "CommCount": "comm", "count_bytes_written": "comm", "count_comm": "comm",
-    "default_backend": "devices", "init_distributed": "devices", "pick_backend": "devices",
+    "init_distributed": "devices", "pick_backend": "devices",
     "LaunchError": "errors", "LaunchTimeout": "errors", "RankCrashed": "errors", "RankFailed": "errors",
     "StartupTimeout": "errors",
-    "fixed_layout_ddp": "exact", "per_parameter_allreduce": "exact",
+    "fixed_layout_ddp": "ddp_layout", "per_parameter_allreduce": "ddp_layout",
     "FailAt": "faults", "FailurePlan": "faults", "InjectedFailure": "faults", "KillWhenPickled": "faults",
     "faults_from_env": "faults", "kill_after_open": "faults",
     "launch": "launching.launcher",
@@ -38,8 +38,8 @@ _HOMES = {
     "check_prediction": "predict",
     "finish": "shutdown",
 }
-_MODULES = {"comm", "devices", "errors", "exact", "faults", "figures", "launching", "memory", "models",
-            "notebook_source", "overlap", "plot", "predict", "serving", "shutdown", "timeline", "topology"}
+_MODULES = {"bandwidth", "comm", "ddp_layout", "devices", "errors", "faults", "figures", "launching", "memory",
+            "models", "notebook_source", "overlap", "predict", "serving", "shutdown", "timeline", "topology"}
 
 __all__ = ["warm_up", "torchrun", "torchrun_command", "TorchrunFailed", "TorchrunOutput", *_HOMES]
 __version__ = "0.1.0"

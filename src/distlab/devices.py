@@ -26,9 +26,6 @@ def pick_backend(local_world_size: int) -> str:
     return "gloo"
 
 
-default_backend = pick_backend  # the name `distlab.launch` gives it: a launch's ranks are all on this machine
-
-
 def rank_device(backend: str, local_rank: int) -> torch.device:
     """Where this rank's tensors live: GPU `local_rank` under NCCL, the CPU under gloo."""
     return torch.device("cuda", local_rank) if backend == "nccl" else torch.device("cpu")

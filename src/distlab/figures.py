@@ -1,18 +1,94 @@
-"""Figures for lessons 4-7, each a picture of something the lesson measures or asserts beside it.
+"""Figures for the lessons, each a picture of something the lesson measures or asserts beside it.
 
-    from distlab.figures import plot_causal_tiles, plot_mesh_groups, plot_bit_layouts, plot_roofline
+    from distlab.figures import plot_ring_all_reduce, plot_zero_partition, plot_causal_tiles, plot_roofline
+    plot_ring_all_reduce(4)                                    # Lesson 1: the ring's steps (ring_schedule)
+    plot_zero_partition(4, k=12)                               # Lesson 2: ZeRO's partition, bytes per rank
     plot_causal_tiles({"zig-zag": [[0, 3], [1, 2]]}, grid=4)   # Lesson 4: who computes which causal tile (CP)
     plot_mesh_groups((2, 1, 2), {"dp": [[0, 2], [1, 3]], "pp": [[0], [1], [2], [3]], "tp": [[0, 1], [2, 3]]})
     plot_bit_layouts({"fp32": (8, 23), "bf16": (8, 7)})        # Lesson 6: sign, exponent, mantissa bits
     plot_roofline(989e12, 3.35e12, {"decode, batch 1": 1.0})   # Lesson 7: attainable FLOP/s vs intensity
 
-The data behind a figure is a function of its own (causal_tiles, attainable_flops) or comes from the lesson (a
-mesh's groups, read from a real DeviceMesh), so that a lesson can assert it against what it measured and a test can
-check it without pixels. Nothing here computes what an exercise asks for (the zig-zag layout, a mesh's groups).
+The data behind a figure is a function of its own (ring_schedule, causal_tiles, attainable_flops) or comes from the
+lesson (a mesh's groups, read from a real DeviceMesh), so that a lesson can assert it against what it measured and a
+test can check it without pixels. Nothing here computes what an exercise asks for (the zig-zag layout, a mesh's groups).
 """
 from __future__ import annotations
 
 import numpy as np
+
+
+def ring_schedule(world_size: int) -> list[tuple[str, list[int], list[list[int]]]]:
+    """The ring all-reduce step by step: (phase, chunk each rank r sends to r+1, after the step: how many ranks'
+    contributions rank r's copy of each chunk holds). Rank r sends chunk r - s in reduce-scatter step s, r + 1 - s in
+    all-gather step s (Lesson 1's simulation; Patarasuk & Yuan 2009)."""
+    n = world_size
+    holds = [[1] * n for _ in range(n)]
+    steps = [("start", [], [row[:] for row in holds])]
+    for phase, first in (("reduce-scatter", 0), ("all-gather", 1)):
+        for step in range(n - 1):
+            sends = [(r + first - step) % n for r in range(n)]
+            sent = [holds[r][c] for r, c in enumerate(sends)]  # every rank sends at once
+            for r, c in enumerate(sends):
+                dst = (r + 1) % n
+                holds[dst][c] = holds[dst][c] + sent[r] if phase == "reduce-scatter" else sent[r]
+            steps.append((f"{phase} {step + 1}", sends, [row[:] for row in holds]))
+    return steps
+
+
+def plot_ring_all_reduce(world_size: int = 4):
+    """One panel per step of a ring all-reduce: the ranks on a circle, an arrow r → r+1 labelled with the chunk it
+    carries, and under each rank its N chunks, darker the more ranks' contributions they hold (black: the full sum).
+    Returns the matplotlib Figure."""
+    import matplotlib.pyplot as plt
+
+    n, steps = world_size, ring_schedule(world_size)
+    fig, axes = plt.subplots(1, len(steps), figsize=(2.2 * len(steps), 2.6))
+    angle = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # rank 0 at the top, clockwise
+    xy = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    for ax, (title, sends, holds) in zip(axes, steps):
+        for r in range(n):
+            ax.text(*xy[r] * 1.0, f"r{r}", ha="center", va="center", fontsize=9,
+                    bbox={"boxstyle": "circle", "fc": "white", "ec": "gray"})
+            x0, y0 = xy[r] * (1.65, 1.55) - (0.09 * n, 0.07)  # its chunks, outside the circle
+            for c in range(n):
+                ax.add_patch(plt.Rectangle((x0 + 0.18 * c, y0), 0.16, 0.16, ec="gray", lw=0.5,
+                                           fc=plt.cm.Greys((holds[r][c] - 1) / max(n - 1, 1))))
+        for r, c in enumerate(sends):
+            a, b = xy[r] * 0.8, xy[(r + 1) % n] * 0.8
+            ax.annotate("", b, a, arrowprops={"arrowstyle": "->", "color": f"C{c}"})
+            ax.text(*((a + b) / 2 * 1.25), f"c{c}", color=f"C{c}", ha="center", va="center", fontsize=8)
+        ax.set(xlim=(-2.15, 2.15), ylim=(-2.0, 2.0), aspect="equal", title=title)
+        ax.title.set_fontsize(9)
+        ax.axis("off")
+    fig.tight_layout()
+    return fig
+
+
+def plot_zero_partition(world_size: int = 4, k: int = 12):
+    """ZeRO's partition (Rajbhandari et al. 2020, Figure 1): for stages 0-3, one row per rank, its bf16 parameters
+    (2Ψ bytes), bf16 gradients (2Ψ) and optimizer states (KΨ) each cut into N shards: a coloured shard is held by
+    that rank, a blank one is not. Widths are to scale. Returns the matplotlib Figure."""
+    import matplotlib.pyplot as plt
+
+    n, parts = world_size, (("parameters", 2), ("gradients", 2), ("optimizer states", k))
+    fig, axes = plt.subplots(1, 4, figsize=(13, 0.45 * n + 1.2), sharey=True)
+    for stage, ax in enumerate(axes):
+        x = 0.0
+        for p, (name, width) in enumerate(parts):
+            sharded = stage >= (3, 2, 1)[p]  # parameters from stage 3, gradients from 2, optimizer states from 1
+            for r in range(n):
+                for shard in range(n):
+                    held = not sharded or shard == r
+                    ax.add_patch(plt.Rectangle((x + shard * width / n, r), width / n, 0.8, lw=0.3, ec="gray",
+                                               fc=f"C{p}" if held else "white", alpha=0.35 + 0.65 * (shard == r)))
+            ax.text(x + width / 2, n + 0.1, name if width > 2 else name[:5] + ".", ha="center", fontsize=7)
+            x += width
+        held_bytes = sum(w / (n if stage >= (3, 2, 1)[p] else 1) for p, (_, w) in enumerate(parts))
+        ax.set(xlim=(0, x), ylim=(n + 0.6, -0.2), xticks=[], yticks=np.arange(n) + 0.4,
+               yticklabels=[f"rank {r}" for r in range(n)], title=f"stage {stage}: {held_bytes:g}Ψ bytes per rank")
+        ax.title.set_fontsize(9)
+    fig.tight_layout()
+    return fig
 
 
 def causal_tiles(layout: list[list[int]], grid: int) -> np.ndarray:

@@ -1,7 +1,7 @@
-"""distlab.plot: the α–β fit recovers known parameters, bandwidths follow nccl-tests, the figure has its labels, the
-timing harness times every implementation on every rank and refuses one that does not sum.
+"""distlab.bandwidth: the α–β fit recovers known parameters, bandwidths follow nccl-tests, the figure has its labels,
+the timing harness times every implementation on every rank and refuses one that does not sum.
 
-    pytest tests/test_plot.py
+    pytest tests/test_bandwidth.py
 """
 import matplotlib
 
@@ -12,8 +12,8 @@ import pytest
 import torch.distributed as dist
 
 import distlab
-from distlab.plot import (alg_bandwidth, bus_bandwidth, fit_alpha_beta, format_bytes, plot_bandwidth,
-                          plot_ring_all_reduce, plot_zero_partition, ring_schedule, time_all_reduces)
+from distlab.bandwidth import (alg_bandwidth, bus_bandwidth, fit_alpha_beta, format_bytes, plot_bandwidth,
+                               time_all_reduces)
 
 SIZES = 2.0 ** np.arange(10, 27, 4)  # 1 KiB ... 64 MiB
 
@@ -95,27 +95,3 @@ def test_time_all_reduces_refuses_an_implementation_that_does_not_sum():
     with pytest.raises(distlab.RankFailed, match="did not sum the tensor in place"):
         distlab.launch(time_all_reduces, 2, args=({"broken": _forgets_to_sum}, 10, 1, 0), timeout=60,
                        collective_timeout=20)
-
-
-def test_ring_schedule_ends_reduce_scatter_with_one_full_chunk_per_rank_and_all_gather_with_all():
-    steps = ring_schedule(4)
-    assert [title for title, _, _ in steps] == ["start"] + [f"reduce-scatter {s}" for s in (1, 2, 3)] + [
-        f"all-gather {s}" for s in (1, 2, 3)]
-    after_reduce_scatter = steps[3][2]
-    assert [row.index(4) for row in after_reduce_scatter] == [1, 2, 3, 0]  # rank r owns chunk r+1, complete
-    assert all(row.count(4) == 1 for row in after_reduce_scatter)
-    assert steps[-1][2] == [[4] * 4] * 4
-    assert all(sorted(sends) == [0, 1, 2, 3] for _, sends, _ in steps[1:])  # each step, every chunk on one link
-
-
-def test_plot_ring_all_reduce_draws_one_panel_per_step():
-    fig = plot_ring_all_reduce(4)
-    assert [ax.get_title() for ax in fig.axes] == [title for title, _, _ in ring_schedule(4)]
-    matplotlib.pyplot.close(fig)
-
-
-def test_plot_zero_partition_titles_give_each_stage_bytes_per_rank():
-    fig = plot_zero_partition(4, k=12)
-    assert [ax.get_title() for ax in fig.axes] == [f"stage {s}: {b:g}Ψ bytes per rank" for s, b in
-                                                   enumerate((16, 4 + 12 / 4, 2 + 14 / 4, 16 / 4))]
-    matplotlib.pyplot.close(fig)
