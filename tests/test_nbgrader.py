@@ -62,6 +62,7 @@ from __future__ import annotations
 import ast
 import csv
 import functools
+import importlib
 import json
 import os
 import re
@@ -183,15 +184,18 @@ def _defined(source: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def visible_solution_cells(test_source: str, solutions: dict[str, str]) -> set[str]:
-    """The solution cells (grade_ids) whose names a test cell uses, directly or through other solution cells' code."""
+def visible_solution_cells(test_source: str, solutions: dict[str, str],
+                           handed_over: dict[str, list[str]] | None = None) -> set[str]:
+    """The solution cells (grade_ids) whose names a test cell uses, directly or through other solution cells' code;
+    not through the names the grader hands a function in place of the learner's (`handed_over`, a set's `EARLIER`:
+    its checks run that function with the statement's versions of them)."""
     seen, names, changed = set(), _identifiers(test_source), True
     while changed:
         changed = False
         for gid, code in solutions.items():
             if gid not in seen and _defined(code) & names:
                 seen.add(gid)
-                names |= _identifiers(code)
+                names |= _identifiers(code) - set((handed_over or {}).get(gid, ()))
                 changed = True
     return seen
 
@@ -216,7 +220,8 @@ def _sees(assignment: str, members: list[Mutant]) -> dict[str, set[str]]:
     tests = {notebook_source.grade_id(c): notebook_source.cell_source(c)
              for s in sources for c in notebook_source.read_notebook(s)["cells"]
              if notebook_source.nbgrader_metadata(c).get("grade")}
-    return {cell: visible_solution_cells(code, solutions) for cell, code in tests.items()}
+    handed_over = getattr(importlib.import_module(f"autograde.sets.{assignment}.checks"), "EARLIER", {})
+    return {cell: visible_solution_cells(code, solutions, handed_over) for cell, code in tests.items()}
 
 
 def pack_mutants(assignment: str, mutants: list[Mutant]) -> list[MutantSubmission]:
