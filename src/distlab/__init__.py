@@ -30,7 +30,7 @@ _HOMES = {
     "fixed_layout_ddp": "ddp_layout", "per_parameter_allreduce": "ddp_layout",
     "FailAt": "faults", "FailurePlan": "faults", "InjectedFailure": "faults", "KillWhenPickled": "faults",
     "faults_from_env": "faults", "kill_after_open": "faults",
-    "launch": "launching.launcher",
+    "launch": "launching.launcher", "LaunchPreset": "launching.preset",
     "MemoryTracker": "memory", "model_state_bytes": "memory", "tensor_bytes": "memory", "track_memory": "memory",
     "KVCache": "models", "ModelConfig": "models", "TinyTransformer": "models", "random_batch": "models",
     "Timeline": "timeline", "busy_seconds": "timeline", "plot_timeline": "timeline", "timeline_summary": "timeline",

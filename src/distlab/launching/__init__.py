@@ -3,7 +3,7 @@
     launcher      `launch`, its arguments and deadlines (re-exported as `distlab.launch`)
     forkserver    the process ranks are forked from (`warm_up`; the grader's sandbox worker: `fork_server_from_here`)
     deadline      `Deadline`: a moment and the limit it was set from (launch, the grader's sandbox)
-    preset        `LaunchPreset`: the deadlines a caller's launches share (an exercise set's checks)
+    preset        `LaunchPreset`: the deadlines a caller's launches share (a lesson's, an exercise set's checks)
     process_tree  `kill_tree`: a command and everything it started, ended together (torchrun, autograde, benchmarks)
     _ranks        the notebook side: the processes of one launch, their pipes, and what each rank reported
     _worker       the rank side (`LaunchOptions` is what it is told): join the group, run the function, report
