@@ -43,7 +43,7 @@ FULL = {"config": dict(vocab_size=256, dim=256, n_layers=4, n_heads=8, n_kv_head
         "prompt": 8, "n_short": 4, "n_long": 20, "tp": (1, 2, 4), "pp": (2, 4), "in_flight": (1, 2, 4)}
 QUICK = {"config": dict(vocab_size=64, dim=32, n_layers=4, n_heads=4, n_kv_heads=2, max_seq_len=64), "batch": 2,
          "prompt": 6, "n_short": 2, "n_long": 6, "tp": (1, 2), "pp": (2,), "in_flight": (1, 2)}
-LAUNCH = dict(timeout=600, collective_timeout=120, backend="gloo")
+LAUNCH = distlab.LaunchPreset(timeout=600, collective_timeout=120, backend="gloo")
 REPEATS = 3
 
 
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
     config = ModelConfig(**setup["config"])
     reference = TinyTransformer(config, seed=0).generate(random_batch(config, setup["batch"], setup["prompt"])[0],
                                                          setup["n_long"])
-    tp = {t: distlab.launch(rank_tp, t, args=(lesson, setup), **LAUNCH)[0] for t in setup["tp"]}
+    tp = {t: LAUNCH.launch(rank_tp, t, args=(lesson, setup))[0] for t in setup["tp"]}
     new_tokens = setup["n_long"] - setup["n_short"]
     step = {t: (r["times"][setup["n_long"]] - r["times"][setup["n_short"]]) / new_tokens for t, r in tp.items()}
     s1 = step[1]
@@ -134,11 +134,11 @@ def main(argv=None) -> int:
         f"{1e3 * r['all_reduce']:.2f} ms on {t} ranks" for t, r in tp.items() if t > 1))
     prompts = [random_batch(config, 1, setup["prompt"], seed=10 + i)[0] for i in range(max(setup["in_flight"]))]
     model = TinyTransformer(config, seed=0)
-    alone = distlab.launch(rank_pp, 1, args=(lesson, setup, 1), **LAUNCH)[0]["tokens_per_s"]  # 1 process, 1 request
+    alone = LAUNCH.launch(rank_pp, 1, args=(lesson, setup, 1))[0]["tokens_per_s"]  # 1 process, 1 request
     print(f"{'1 process, 1 request':24} {alone:10.1f} {1:21.2f}x {1:10.2f}x")
     for p in setup["pp"]:
         for m in setup["in_flight"]:
-            r = distlab.launch(rank_pp, p, args=(lesson, setup, m), **LAUNCH)[0]
+            r = LAUNCH.launch(rank_pp, p, args=(lesson, setup, m))[0]
             for i, tokens in enumerate(r["tokens"]):
                 assert torch.equal(tokens, model.generate(prompts[i], setup["n_long"])), f"PP {p}, request {i}"
             predicted = min(m, p) / (1 + (p - 1) * r["hop"] * alone)  # step s1 = 1 / alone, plus p - 1 hops

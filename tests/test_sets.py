@@ -96,10 +96,11 @@ def test_a_set_s_launch_table_is_its_preset(tmp_path):
     ({"tp": GOOD}, ["04_tp"], r"autograde/sets/tp/: a set's folder is named NN_<topic>"),
     ({"04_tp": {**GOOD, "title": "Tensor"}}, ["04_tp"], r"04_tp/set.toml: not valid TOML"),
     ({"04_tp": {**GOOD, "[launch]\ntimeout": "0"}}, ["04_tp"], r"\[launch\]: LaunchPreset.timeout must be a positive"),
-    ({"04_tp": {**GOOD, "[launch]\ntimout": "30"}}, ["04_tp"], r"\[launch\]: .*unexpected keyword argument 'timout'"),
+    ({"04_tp": {**GOOD, "[launch]\ntimout": "30"}}, ["04_tp"], r"\[launch\] takes timeout and collective.*'timout'"),
+    ({"04_tp": {**GOOD, "[launch]\nbackend": '"gloo"'}}, ["04_tp"], r"\[launch\] takes .*'backend'"),
 ], ids=["missing key", "unknown key", "string number", "bool number", "int flag", "no minutes", "no lesson",
         "folder and number differ", "lesson not named after it", "one number twice", "no set.toml", "folder name",
-        "bad toml", "bad preset", "unknown preset key"])
+        "bad toml", "bad preset", "unknown preset key", "a preset key the sandbox does not take"])
 def test_an_inconsistent_registry_is_refused_naming_the_file_and_the_problem(tmp_path, specs, lessons, message):
     with pytest.raises(sets.SetError, match=message):
         sets.load(*registry(tmp_path, specs, lessons))

@@ -21,7 +21,7 @@ A set.toml (tomllib, the standard library; no torch is imported here):
     grading_seconds = 277                         # optional: its class's grading time in CI (conftest: longest first)
 
     [launch]                                      # optional: the checks' launches of the learner's ranks
-    timeout = 30                                  # distlab.launching.preset.LaunchPreset's fields
+    timeout = 30                                  # LaunchPreset's timeout and collective_timeout
     collective_timeout = 10
 """
 from __future__ import annotations
@@ -137,6 +137,9 @@ def read(folder: Path, repo: Path) -> ExerciseSet:
     for key in ("lesson_minutes", "grading_seconds"):
         if key in spec and not spec[key] > 0:
             raise SetError(f"{where}: {key} = {spec[key]!r} must be positive")
+    if set(spec.get("launch", {})) - {"timeout", "collective_timeout"}:
+        raise SetError(f"{where}: [launch] takes timeout and collective_timeout (what the sandbox's launch takes), "
+                       f"got {sorted(spec['launch'])}")
     try:
         launch = LaunchPreset(**spec["launch"]) if "launch" in spec else None
     except (TypeError, ValueError) as exc:
