@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 import distlab
 from autograde import sets
-from distlab.models import (KVCache, LayerKV, ModelConfig, ModelPart, TensorParallelBlock, TinyTransformer,
+from distlab.models import (KVCache, LayerKV, ModelConfig, ModelPart, TensorParallelBlock, TiedNet, TinyTransformer,
                             random_batch, tp_generate)
 from distlab.notebook_source import load_definitions
 
@@ -242,6 +242,18 @@ def test_lesson_5_derives_the_model_part_that_its_script_and_grader_import():
             assert [name for name, _ in ours.named_parameters()] == [name for name, _ in theirs.named_parameters()]
             assert all(a is b for a, b in zip(ours.parameters(), theirs.parameters(), strict=True)), (k, n)
         assert torch.equal(parts_chained(lesson["Part"], model, n, tokens), parts_chained(ModelPart, model, n, tokens))
+
+
+@pytest.mark.parametrize("hidden", [6, 7])  # exercise sets 01 and 02
+def test_tied_net_has_one_tied_weight_a_frozen_layer_and_the_same_weights_each_time(hidden):
+    net, again, trainable = TiedNet(hidden=hidden), TiedNet(hidden=hidden), TiedNet(hidden=hidden, frozen=False)
+    assert net.out.weight is net.embed.weight and len(list(net.parameters())) == 5  # the tied weight once
+    assert net.hidden.weight.shape == (hidden, 6) and net.frozen.weight.shape == (6, hidden)
+    assert [name for name, w in net.named_parameters() if not w.requires_grad] == ["frozen.weight", "frozen.bias"]
+    assert all(w.requires_grad for w in trainable.parameters())
+    for a, b in zip(net.state_dict().values(), again.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    assert net(torch.randint(0, 11, (2, 5))).shape == (2, 5, 11)
 
 
 def test_exported_from_distlab():
