@@ -1,5 +1,6 @@
-"""distlab.models: the tiny decoder-only Transformer that lessons 4-7 use as their single-process reference, and one
-rank's share of its layers under tensor parallelism, checked against it.
+"""distlab.models: the tiny decoder-only Transformer that lessons 4-7 use as their single-process reference, a
+pipeline's model parts (lesson 5's `Part`, checked equal) and one rank's share of its layers under tensor parallelism,
+checked against it.
 
     pytest tests/test_models.py
 """
@@ -11,8 +12,10 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 import distlab
-from distlab.models import (KVCache, LayerKV, ModelConfig, TensorParallelBlock, TinyTransformer, random_batch,
-                            tp_generate)
+from autograde import sets
+from distlab.models import (KVCache, LayerKV, ModelConfig, ModelPart, TensorParallelBlock, TiedNet, TinyTransformer,
+                            random_batch, tp_generate)
+from distlab.notebook_source import load_definitions
 
 SMALL = ModelConfig(vocab_size=50, dim=16, n_layers=2, n_heads=4, max_seq_len=12)
 
@@ -206,6 +209,51 @@ def test_a_tensor_parallel_block_needs_the_kv_heads_its_query_heads_read():
         TensorParallelBlock(block, [1, 2], [0], tp=2, tp_rank=0)
     with pytest.raises(ValueError, match="MLP block 2 of 2"):
         TensorParallelBlock(block, [0, 1], [0], tp=2, tp_rank=2)
+
+
+PIPELINE = ModelConfig(vocab_size=32, dim=16, n_layers=8, n_heads=2, max_seq_len=8, tie_embeddings=False)
+
+
+def parts_chained(part_class, model: TinyTransformer, n: int, tokens: torch.Tensor) -> torch.Tensor:
+    for k in range(n):
+        tokens = part_class(model, k, n)(tokens)
+    return tokens
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8])
+def test_model_parts_chained_are_the_model_bit_for_bit_and_share_its_weights(n):
+    model = TinyTransformer(PIPELINE, seed=0)
+    tokens, _ = random_batch(PIPELINE, 4, 8, seed=1)
+    assert torch.equal(parts_chained(ModelPart, model, n, tokens), model(tokens))
+    owned = [w for k in range(n) for w in ModelPart(model, k, n).parameters()]
+    assert len(owned) == len(list(model.parameters())) and all(
+        a is b for a, b in zip(owned, model.parameters()))  # every weight once, the model's own, in its order
+
+
+def test_lesson_5_derives_the_model_part_that_its_script_and_grader_import():
+    """Lesson 5 writes `Part` for the learner to read; its script, the solution's harness and set 05's grader import
+    `distlab.models.ModelPart`. The same weights, in the same order, and the same outputs, bit for bit."""
+    lesson = load_definitions(sets.get("05_pipeline").lesson, ("Part",), {"nn": torch.nn, "torch": torch})
+    model = TinyTransformer(PIPELINE, seed=0)
+    tokens, _ = random_batch(PIPELINE, 4, 8, seed=1)
+    for n in (1, 2, 4, 8):
+        for k in range(n):
+            ours, theirs = ModelPart(model, k, n), lesson["Part"](model, k, n)
+            assert [name for name, _ in ours.named_parameters()] == [name for name, _ in theirs.named_parameters()]
+            assert all(a is b for a, b in zip(ours.parameters(), theirs.parameters(), strict=True)), (k, n)
+        assert torch.equal(parts_chained(lesson["Part"], model, n, tokens), parts_chained(ModelPart, model, n, tokens))
+
+
+@pytest.mark.parametrize("hidden", [6, 7])  # exercise sets 01 and 02
+def test_tied_net_has_one_tied_weight_a_frozen_layer_and_the_same_weights_each_time(hidden):
+    net, again, trainable = TiedNet(hidden=hidden), TiedNet(hidden=hidden), TiedNet(hidden=hidden, frozen=False)
+    assert net.out.weight is net.embed.weight and len(list(net.parameters())) == 5  # the tied weight once
+    assert net.hidden.weight.shape == (hidden, 6) and net.frozen.weight.shape == (6, hidden)
+    assert [name for name, w in net.named_parameters() if not w.requires_grad] == ["frozen.weight", "frozen.bias"]
+    assert all(w.requires_grad for w in trainable.parameters())
+    for a, b in zip(net.state_dict().values(), again.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    assert net(torch.randint(0, 11, (2, 5))).shape == (2, 5, 11)
 
 
 def test_exported_from_distlab():

@@ -4,8 +4,9 @@
     torchrun --standalone --nproc-per-node=4 05_train_pipeline.py --schedule interleaved   # 2 chunks per rank
     torchrun --nnodes=4 --nproc-per-node=1 ... 05_train_pipeline.py                         # one stage per node
 
-`distlab.TinyTransformer` (8 layers, untied output layer) cut into `chunks * world_size` consecutive parts: part 0 has
-the embeddings, the last part the final LayerNorm and the output layer, and rank r holds parts r, r + world_size, ...
+`distlab.TinyTransformer` (8 layers, untied output layer) cut into `chunks * world_size` consecutive parts
+(`distlab.models.ModelPart`, the lesson's `Part`): part 0 has the embeddings, the last part the final LayerNorm and the
+output layer, and rank r holds parts r, r + world_size, ...
 Each part is a `PipelineStage`; `ScheduleGPipe`, `Schedule1F1B` or `ScheduleInterleaved1F1B` (Huang et al. 2019;
 Narayanan et al. 2021, §2.2) runs each step in microbatches, and AdamW updates each rank's parts. Every rank also
 trains the whole model in one process, and the script fails unless every step's loss (sent from the last stage to
@@ -17,48 +18,28 @@ import argparse
 
 import torch
 import torch.distributed as dist
-import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B
 
 import distlab
-from distlab.models import ModelConfig, TinyTransformer, random_batch
+from distlab.models import ModelConfig, ModelPart, TinyTransformer, random_batch
 
 CONFIG = ModelConfig(vocab_size=64, dim=32, n_layers=8, n_heads=4, max_seq_len=32, tie_embeddings=False)
 STEPS, BATCH, SEQ, MICROBATCHES, LR = 6, 16, 32, 8, 1e-2
 SCHEDULES = {"gpipe": ScheduleGPipe, "1f1b": Schedule1F1B, "interleaved": ScheduleInterleaved1F1B}
 
 
-class Part(nn.Module):
-    """Model part k of n (the model's own modules): embeddings if k = 0, layers k*L/n ..., the head if k = n - 1."""
-
-    def __init__(self, model: TinyTransformer, k: int, n: int):
-        super().__init__()
-        layers = model.config.n_layers // n
-        self.first, self.last = k == 0, k == n - 1
-        self.tok_emb, self.pos_emb = (model.tok_emb, model.pos_emb) if self.first else (None, None)
-        self.blocks = model.blocks[k * layers:(k + 1) * layers]
-        self.ln_f, self.lm_head = (model.ln_f, model.lm_head) if self.last else (None, None)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.first:
-            x = self.tok_emb(x) + self.pos_emb(torch.arange(x.shape[-1], device=x.device))
-        for block in self.blocks:
-            x = block(x)
-        return self.lm_head(self.ln_f(x)) if self.last else x
-
-
 def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
 
 
-def train_pipeline(kind: str, device: torch.device) -> tuple[list[float], list[Part]]:
+def train_pipeline(kind: str, device: torch.device) -> tuple[list[float], list[ModelPart]]:
     """STEPS steps of the pipeline; every rank returns the losses (broadcast from the last stage) and its parts."""
     p, rank = dist.get_world_size(), dist.get_rank()
     chunks = 2 if kind == "interleaved" else 1
     with torch.device(device):
         model = TinyTransformer(CONFIG, seed=0)
-    parts = [Part(model, c * p + rank, chunks * p) for c in range(chunks)]
+    parts = [ModelPart(model, c * p + rank, chunks * p) for c in range(chunks)]
     stages = [PipelineStage(part, c * p + rank, chunks * p, device) for c, part in enumerate(parts)]
     schedule = SCHEDULES[kind](stages if chunks > 1 else stages[0], n_microbatches=MICROBATCHES, loss_fn=loss_fn)
     optimizer = torch.optim.AdamW([w for part in parts for w in part.parameters()], lr=LR, foreach=False)
@@ -106,7 +87,7 @@ def main() -> None:
         assert abs(got - want) <= 1e-5 * max(1.0, abs(want)), f"rank {rank}, step {step}: {got}, one process {want}"
     assert pipeline_losses[-1] < pipeline_losses[0], "the loss should fall"
     for c, part in enumerate(parts):  # Adam divides by sqrt(v): fp32 rounding of tiny gradients grows
-        want = Part(reference, c * p + rank, chunks * p)
+        want = ModelPart(reference, c * p + rank, chunks * p)
         for (name, w), v in zip(part.named_parameters(), want.parameters()):
             torch.testing.assert_close(w.detach().cpu(), v.detach(), rtol=1e-3, atol=1e-4,
                                        msg=lambda m: f"rank {rank}, part {c * p + rank}, {name}: {m}")

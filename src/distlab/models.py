@@ -19,9 +19,11 @@ at the positions that follow the cached ones, appending their keys and values:
     logits = model(prompt, cache)                        # prefill: the whole prompt, its K/V kept
     logits = model(next_token, cache)                    # decode: one token per sequence, attending to the cache
 
-One rank's share of a layer under tensor parallelism, split by heads (lesson 7 derives it; its script and exercise
-set 07's grader run it), is `TensorParallelBlock`, and `tp_generate` decodes with it; which heads a rank takes is the
-caller's choice. The other parallel code the lessons and exercises write, and check against this module.
+A pipeline stage's consecutive layers are a `ModelPart` (lesson 5 derives it; its script and set 05's grader cut the
+model with it). One rank's share of a layer under tensor parallelism, split by heads (lesson 7 derives it; its script
+and exercise set 07's grader run it), is `TensorParallelBlock`, and `tp_generate` decodes with it; which heads a rank
+takes is the caller's choice. The other parallel code the lessons and exercises write, and check against this module.
+`TiedNet` is the exercises' smallest model with a tied weight and a frozen layer.
 """
 from __future__ import annotations
 
@@ -35,8 +37,8 @@ import torch.nn.functional as F
 
 from .topology import rank_or_zero, world_size_or_one
 
-__all__ = ["ModelConfig", "TinyTransformer", "Block", "Attention", "MLP", "KVCache", "LayerKV", "TensorParallelBlock",
-           "tp_generate", "random_batch"]
+__all__ = ["ModelConfig", "TinyTransformer", "Block", "Attention", "MLP", "KVCache", "LayerKV", "ModelPart",
+           "TensorParallelBlock", "TiedNet", "tp_generate", "random_batch"]
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,33 @@ class TinyTransformer(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
 
+class ModelPart(nn.Module):
+    """Model part k of n of a `TinyTransformer`, for a pipeline: the embeddings if k = 0, layers k*L/n ...
+    (k+1)*L/n - 1, and the final LayerNorm and output layer if k = n - 1 (the model's own modules, shared, not copied:
+    running parts 0 ... n-1 in turn is the model, bit for bit). forward: tokens [b, s] (part 0) or activations
+    [b, s, dim] -> activations, or logits (the last part).
+
+    Lesson 5 derives it (its `Part`, checked equal to this one in tests/test_models.py); its script and exercise set
+    05's grader cut the model with it. Consecutive parts, as GPipe (Huang et al. 2019) and Megatron-LM's pipeline
+    (Narayanan et al. 2021, §2.2) cut a model.
+    """
+
+    def __init__(self, model: TinyTransformer, k: int, n: int):
+        super().__init__()
+        layers = model.config.n_layers // n
+        self.first, self.last = k == 0, k == n - 1
+        self.tok_emb, self.pos_emb = (model.tok_emb, model.pos_emb) if self.first else (None, None)
+        self.blocks = model.blocks[k * layers:(k + 1) * layers]
+        self.ln_f, self.lm_head = (model.ln_f, model.lm_head) if self.last else (None, None)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.first:
+            x = self.tok_emb(x) + self.pos_emb(torch.arange(x.shape[-1], device=x.device))
+        for block in self.blocks:
+            x = block(x)
+        return self.lm_head(self.ln_f(x)) if self.last else x
+
+
 class TensorParallelBlock:
     """Rank `tp_rank`'s share of a `Block` under tensor parallelism over `tp` ranks (Megatron-LM, Shoeybi et al.
     2019, §3), for decoding with a KV cache. `layer(x, layer_cache)` runs the new tokens x [batch, new, dim] and
@@ -330,6 +359,30 @@ def tp_generate(model: TinyTransformer, query_head_ids: list[int], kv_head_ids: 
         new = model.lm_head(model.ln_f(x))[:, -1].argmax(-1, keepdim=True)
         tokens = torch.cat([tokens, new], dim=1)
     return tokens, cache
+
+
+class TiedNet(nn.Module):
+    """A tiny language model with the two things a gradient synchroniser or a sharded optimizer must get right: the
+    output layer reuses the embedding's weight (one parameter, reached twice), and the layer `frozen` has no gradient
+    unless `frozen=False`. embed [vocab, dim] -> hidden [dim -> hidden] -> tanh -> frozen [hidden -> dim] -> out.
+
+    Exercise sets 01 (`hidden=6`: every layer dim wide) and 02 (`hidden=7`: 42 + 7 elements, nothing divides evenly
+    over the ranks) train it against one process. It seeds torch's global RNG with 0 and draws its weights from it,
+    so every rank builds the same net.
+    """
+
+    def __init__(self, vocab: int = 11, dim: int = 6, hidden: int = 6, frozen: bool = True):
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed = nn.Embedding(vocab, dim)
+        self.hidden = nn.Linear(dim, hidden)
+        self.frozen = nn.Linear(hidden, dim)
+        self.frozen.requires_grad_(not frozen)
+        self.out = nn.Linear(dim, vocab, bias=False)
+        self.out.weight = self.embed.weight  # tied
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.out(self.frozen(torch.tanh(self.hidden(self.embed(tokens)))))
 
 
 def random_batch(config: ModelConfig, batch: int, seq: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:

@@ -12,6 +12,7 @@ from autograde.sets._common import (assert_number, assert_raises, assert_tensor,
                                     spread_over_groups)
 from autograde.netstat import RingWatch
 from autograde.sandbox import StudentError
+from distlab.models import TiedNet
 
 from . import ranks  # model builders for the references
 
@@ -274,7 +275,7 @@ def assert_each_gradient_sent_once(comm, world_size, rank):
     summed once. Averaging a tied weight twice gives the same
     values, so only the communication shows it. (A report from the rank is a claim: only a deliberately lying
     notebook could hide a second sum, and it would still have to train correctly.)"""
-    trainable = [p for p in ranks.TiedNet().parameters() if p.requires_grad]  # distinct: the tied weight once
+    trainable = [p for p in TiedNet().parameters() if p.requires_grad]  # distinct: the tied weight once
     elements = sum(p.numel() for p in trainable)
     ring_bound = sum(2 * (world_size - 1) * math.ceil(p.numel() / world_size) * p.element_size() for p in trainable)
     assert isinstance(comm, list) and comm, f"rank {rank}: no report of its communication"

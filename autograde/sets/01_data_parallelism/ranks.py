@@ -8,6 +8,7 @@ import torch.distributed as dist
 import torch.nn as nn
 
 import distlab
+from distlab.models import TiedNet
 
 
 def rank_ring_all_reduce(x):
@@ -84,23 +85,6 @@ def rank_train_mlp_in_groups(groups, batches):
     return train_mlp(batches, lambda model: average_gradients(model, group=group))  # noqa: F821
 
 
-class TiedNet(nn.Module):
-    """A tiny language model: the output layer reuses the embedding's weight, and one layer is frozen."""
-
-    def __init__(self, vocab=11, dim=6):
-        super().__init__()
-        torch.manual_seed(0)
-        self.embed = nn.Embedding(vocab, dim)
-        self.hidden = nn.Linear(dim, dim)
-        self.frozen = nn.Linear(dim, dim)
-        self.frozen.requires_grad_(False)
-        self.out = nn.Linear(dim, vocab, bias=False)
-        self.out.weight = self.embed.weight  # tied
-
-    def forward(self, tokens):
-        return self.out(self.frozen(torch.tanh(self.hidden(self.embed(tokens)))))
-
-
 def handed_in(counted):
     """(elements handed in to collectives, calls) of a distlab.count_comm() block: every collective but broadcast
     and barrier, whatever name or path called it (all_reduce, reduce, reduce_scatter, all_gather, all_to_all...)."""
@@ -120,8 +104,8 @@ def counted_sync(sync, comm):
 
 
 def train_tied(batches, sync=None, lr=0.5):
-    """SGD on TiedNet; returns the state dict, whether the frozen layer's grads stayed None, and whether the
-    embedding and the output layer still share one weight."""
+    """SGD on TiedNet (every layer 6 wide); returns the state dict, whether the frozen layer's grads stayed None, and
+    whether the embedding and the output layer still share one weight."""
     model = TiedNet()
     frozen_grad_is_none = True
     for tokens, targets in batches:

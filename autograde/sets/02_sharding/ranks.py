@@ -9,6 +9,7 @@ import torch
 import torch.nn as nn
 
 import distlab
+from distlab.models import TiedNet
 
 
 def zero_memory_values(cases):
@@ -35,30 +36,12 @@ def min_devices_values(cases):
     return results
 
 
-class TiedNet(nn.Module):
-    """A tiny language model: the output layer reuses the embedding's weight, and one layer is frozen (unless
-    `frozen=False`: then every layer trains)."""
-
-    def __init__(self, vocab=11, dim=6, frozen=True):
-        super().__init__()
-        torch.manual_seed(0)
-        self.embed = nn.Embedding(vocab, dim)
-        self.hidden = nn.Linear(dim, 7)  # 42 + 7 elements: nothing divides evenly
-        self.frozen = nn.Linear(7, dim)
-        self.frozen.requires_grad_(not frozen)
-        self.out = nn.Linear(dim, vocab, bias=False)
-        self.out.weight = self.embed.weight  # tied
-
-    def forward(self, tokens):
-        return self.out(self.frozen(torch.tanh(self.hidden(self.embed(tokens)))))
-
-
 def make_net(kind):
     """A fresh model, the same on every rank: "tied" (a tied weight and a frozen layer), "tied-trainable" (the same,
     every layer trained), "mlp", "tiny" (2 tensors) or "wide" (16 tensors)."""
     torch.manual_seed(0)
     if kind in ("tied", "tied-trainable"):
-        return TiedNet(frozen=kind == "tied")
+        return TiedNet(hidden=7, frozen=kind == "tied")  # 42 + 7 elements: nothing divides evenly
     if kind == "mlp":
         return nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3), nn.Tanh(), nn.Linear(3, 1))
     if kind == "tiny":

@@ -23,8 +23,9 @@ import torch
 from autograde import sets
 from autograde.sets._common import (GRADING_SEED, StudentError, assert_number, assert_raises, assert_tensor, check,
                                     draw_int, generator)
+from distlab.models import ModelPart
 
-from . import ranks  # the model and its parts, for the reference
+from . import ranks  # the model and its batch, for the reference
 
 THIS_SET = __name__.split(".")[-2]  # this folder's name: autograde/sets/<THIS_SET>/checks.py
 LAUNCH = sets.get(THIS_SET).launch.kwargs()  # the preset of set.toml, next to this file
@@ -353,7 +354,7 @@ def schedules_run_on_a_real_pipeline(student):
         assert_number(results[p - 1]["loss"], loss, rel=1e-5, where=f"{where}: the loss of the last stage")
         for rank, result in enumerate(results):
             for c in range(v):
-                part = ranks.GraderPart(model, c * p + rank, v * p)
+                part = ModelPart(model, c * p + rank, v * p)
                 for (name, w), got in zip(part.named_parameters(), result["grads"][c], strict=True):
                     assert_tensor(got, w.grad, rtol=1e-4, atol=1e-6, where=f"{where}, rank {rank}, part "
                                                                            f"{c * p + rank}, {name}.grad")
@@ -591,7 +592,7 @@ def zero_bubble_runs_on_a_real_pipeline(student):
         assert_number(results[p - 1]["loss"], loss, rel=1e-5, where=f"{where} on 4 ranks: the loss of the last stage")
         for rank, result in enumerate(results):
             zb_run_events_agree(schedule, result, rank, where)
-            part = ranks.GraderPart(model, rank, p)
+            part = ModelPart(model, rank, p)
             for (name, w), got in zip(part.named_parameters(), result["grads"], strict=True):
                 assert_tensor(got, w.grad, rtol=1e-4, atol=1e-6, where=f"{where}, rank {rank}, {name}.grad")
             assert result["most_kept"] == kept[rank], (

@@ -3,35 +3,18 @@ no expected values: `rank_pipeline_step` runs a schedule (plain data, made by th
 already checked by the grader's own simulator) on a real pipeline of ranks and returns the loss and gradients, which
 checks.py (next to this file) compares with one process; `rank_zero_bubble_step` does the same for a schedule with
 W's, calling the student's backward_input and backward_weight and recording, around each call, whether a weight's
-.grad changed. The grader imports this file for the model and its parts.
+.grad changed. The grader imports this file for the model and its batch; both sides cut the model into parts with
+`distlab.models.ModelPart`, lesson 5's `Part`.
 """
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
-from distlab.models import ModelConfig, TinyTransformer, random_batch
+from distlab.models import ModelConfig, ModelPart, TinyTransformer, random_batch
 
 GRADER_CONFIG = ModelConfig(vocab_size=32, dim=16, n_layers=8, n_heads=2, max_seq_len=8, tie_embeddings=False)
 GRADER_BATCH, GRADER_SEQ = 8, 8
-
-
-class GraderPart(nn.Module):
-    """Model part k of n: the embeddings (k = 0), layers k*L/n ... (k+1)*L/n - 1, the head (k = n - 1)."""
-
-    def __init__(self, model, k, n):
-        super().__init__()
-        layers, self.first, self.last = model.config.n_layers // n, k == 0, k == n - 1
-        self.embed = nn.ModuleList([model.tok_emb, model.pos_emb]) if self.first else None
-        self.blocks = model.blocks[k * layers:(k + 1) * layers]
-        self.head = nn.Sequential(model.ln_f, model.lm_head) if self.last else None
-
-    def forward(self, x):
-        if self.first:
-            x = self.embed[0](x) + self.embed[1](torch.arange(x.shape[-1]))
-        for block in self.blocks:
-            x = block(x)
-        return self.head(x) if self.last else x
 
 
 def grader_batch(num_microbatches):
@@ -44,7 +27,7 @@ def rank_pipeline_step(schedule, num_microbatches):
     p, rank = dist.get_world_size(), dist.get_rank()
     v = 1 + max(op[2] for ops in schedule for op in ops)
     model, last = TinyTransformer(GRADER_CONFIG, seed=0), v * p - 1
-    parts = [GraderPart(model, c * p + rank, v * p) for c in range(v)]
+    parts = [ModelPart(model, c * p + rank, v * p) for c in range(v)]
     tokens, targets = grader_batch(num_microbatches)
     stash, sends, loss = {}, [], 0.0
     tag = lambda op, mb, k: 2 * (1000 * mb + k) + (op == "B")  # noqa: E731
@@ -125,7 +108,7 @@ def rank_zero_bubble_step(schedule, num_microbatches):
     gradient went to the previous rank, ("W", mb, whether backward_weight changed a weight's .grad)."""
     p, rank = dist.get_world_size(), dist.get_rank()
     model, last = TinyTransformer(GRADER_CONFIG, seed=0), p - 1
-    part = GraderPart(model, rank, p)
+    part = ModelPart(model, rank, p)
     params = list(part.parameters())
     tokens, targets = grader_batch(num_microbatches)
     stash, waiting_w, sends, events, loss, most_kept = {}, {}, [], [], 0.0, 0
