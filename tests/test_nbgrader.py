@@ -496,8 +496,8 @@ def test_an_edit_gives_back_the_copy_and_names_what_it_cannot_find(tmp_path):
         apply_edit(cell + "\n" + cell, "@@ -4 +4 @@\n-    return 2 * x\n+    return x\n", "f.py")
     with pytest.raises(EditDoesNotApply, match="starts with 'x'"):
         apply_edit(cell, edit.replace("+    return x", "x    return x"), "f.py")
-    mutant = tmp_path / ASSIGNMENTS[0] / "stale.py"
-    mutant.parent.mkdir()
+    mutant = tmp_path / ASSIGNMENTS[0] / "mutants" / "stale.py"  # as in a set's home: autograde/sets/<set>/mutants/
+    mutant.parent.mkdir(parents=True)
     mutant.write_text(f"# replaces: {next(m.replaces for m in MUTANTS if m.assignment == ASSIGNMENTS[0])}\n"
                       "# wrong: an edit of a line that is not there\n@@ -1 +1 @@\n-no such line\n+x = 1\n")
     with pytest.raises(EditDoesNotApply, match=r"(?s)stale\.py: hunk 1 .*\| no such line"):
