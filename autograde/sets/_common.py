@@ -161,11 +161,17 @@ def assert_number(got, expected: float, *, rel=1e-9, abs_tol=0.0, where=""):
     assert math.isclose(got, expected, rel_tol=rel, abs_tol=abs_tol), f"{prefix}got {got!r}, expected {expected!r}"
 
 
+RAISES_WITHIN_S = 10.0  # bad input is refused at once: a call that must raise gets this deadline, not the call's 60 s
+
+
 def assert_raises(student, exc_type: type, name: str, *args, **kwargs) -> StudentError:
-    """`name(*args, **kwargs)` raises `exc_type` (or a subclass) with a message; returns the error."""
+    """`name(*args, **kwargs)` raises `exc_type` (or a subclass) with a message; returns the error. The call has
+    RAISES_WITHIN_S: an answer that loops on bad input (06's spike_cost without validation, on an amax of 0) costs that
+    check 10 s, not a minute."""
     shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
     try:
-        result = student.call(name, *args, **kwargs)
+        deadline = min(RAISES_WITHIN_S, getattr(student, "call_timeout_s", RAISES_WITHIN_S))
+        result = student.call(name, *args, timeout=deadline, **kwargs)
     except StudentError as error:
         assert exc_type.__name__ in error.type_names, (
             f"{name}({shown}) raised {error.type_names[0]}: {error.message}; expected {exc_type.__name__}")
