@@ -18,8 +18,7 @@ import torch
 
 from autograde.sandbox import SandboxError, StudentError  # noqa: F401 - re-exported for the check modules
 from autograde.seed import draw_seed
-
-SETS_DIR = Path(__file__).resolve().parent  # autograde/sets/<assignment>/: checks.py, ranks.py, statement.py
+from autograde.sets import SETS_DIR  # autograde/sets/<assignment>/: checks.py, ranks.py, statement.py (the registry's)
 # Drawn once per grading process, so that a notebook cannot know the checks' inputs in advance (the checks are
 # public: with fixed seeds, a student could precompute the expected outputs). $DISTLAB_GRADING_SEED replays a run;
 # grade.py passes the class's seed (recorded in grades.json) in the file $DISTLAB_GRADING_SEED_FILE names, which no
