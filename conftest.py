@@ -60,7 +60,8 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_collection_modifyitems(items):
     first = (*GRADING_FILES, "tests/test_browser.py")  # the longest units first, the rest in their order (stable sort)
-    items.sort(key=lambda item: (item.nodeid.split("::")[0] not in first, _grading_order(item)))
+    longest = _longest_classes()
+    items.sort(key=lambda item: (item.nodeid.split("::")[0] not in first, _grading_order(item, longest)))
 
 
 # The exercise sets whose class takes longest to grade (each set's `grading_seconds`, measured in CI: its
@@ -69,11 +70,15 @@ def pytest_collection_modifyitems(items):
 LONGEST_CLASSES_FIRST = 4
 
 
-def _grading_order(item) -> int:
+def _longest_classes() -> list[str]:
+    """The names of the LONGEST_CLASSES_FIRST sets whose class takes longest to grade, longest first."""
     longest = sorted(sets.exercise_sets(), key=lambda exercise_set: -(exercise_set.grading_seconds or 0))
-    order = [exercise_set.name for exercise_set in longest[:LONGEST_CLASSES_FIRST]]
+    return [exercise_set.name for exercise_set in longest[:LONGEST_CLASSES_FIRST]]
+
+
+def _grading_order(item, longest: list[str]) -> int:
     exercise_set = exercise_set_of(item.nodeid)
-    return order.index(exercise_set) if exercise_set in order else len(order)
+    return longest.index(exercise_set) if exercise_set in longest else len(longest)
 
 
 class _SigAction(ctypes.Structure):  # Linux's struct sigaction: the handler comes first
