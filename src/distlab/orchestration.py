@@ -194,6 +194,14 @@ def load_checkpoint(folder) -> dict | None:
 
 def _preemptible_training(report, folder: str, steps: int, every: int, step_s: float, save_s: float) -> None:
     """A training loop that checkpoints every `every` steps and, on SIGTERM, finishes its step, saves and exits."""
+    try:
+        _train_until_preempted(report, folder, steps, every, step_s, save_s)
+    except Exception as exc:  # reported, so that `preempt` raises it rather than returning a run that never was
+        report.send({"event": "error", "error": f"{type(exc).__name__}: {exc}"})
+        raise
+
+
+def _train_until_preempted(report, folder: str, steps: int, every: int, step_s: float, save_s: float) -> None:
     asked_to_stop = []
     signal.signal(signal.SIGTERM, lambda signum, frame: asked_to_stop.append(time.monotonic()))
     torch.manual_seed(0)
@@ -243,9 +251,14 @@ def preempt(folder, grace_s: float, sigterm_after_step: int, steps: int = 40, ev
     done, SIGKILL `grace_s` later if it is still alive (SLURM's KillWait, Kubernetes' terminationGracePeriodSeconds).
     `save_s`: the extra seconds the handler's save takes."""
     deadline = Deadline.after(timeout)
+    Path(folder).mkdir(parents=True, exist_ok=True)
     with _Workers(deadline) as workers:
         workers.start(_preemptible_training, str(folder), steps, every, step_s, save_s)
-        events = workers.receive(0, until=lambda e: e["event"] == "step" and e["step"] >= sigterm_after_step)
+        events = workers.receive(0, until=lambda e: e["event"] == "error" or (e["event"] == "step"
+                                                                              and e["step"] >= sigterm_after_step))
+        if not events or events[-1]["event"] != "step":
+            raise LaunchError(f"preempt: the training process ended before step {sigterm_after_step}: "
+                              f"{events[-1] if events else 'nothing reported'}", [])
         proc = workers.procs[0]
         sent = time.monotonic()
         _kill(proc.pid, signal.SIGTERM)
