@@ -32,7 +32,9 @@ from .errors import LaunchError, _ranks
 from .launching.deadline import Deadline
 from .launching.forkserver import RankProcess, get_context
 
-REQUEUE_EXIT = 128 + signal.SIGTERM  # 143: "killed by SIGTERM"; Kubeflow's ExitCode policy retries 128-255
+# 143, "ended by SIGTERM": Kubeflow's `restartPolicy: ExitCode` restarts on >= 128 (kubeflow/training-operator,
+# pkg/util/train/train_util.go, IsRetryableExitCode), and fails the job on 1-127
+REQUEUE_EXIT = 128 + signal.SIGTERM
 ARRIVED = "distlab/arrived/{rank}"  # the key each rank sets on the store as soon as it is connected
 _POLL_S = 0.02
 
