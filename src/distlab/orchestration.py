@@ -16,6 +16,7 @@ SIGKILLed and reaped when it passes or when the call returns. Ports are picked b
 from __future__ import annotations
 
 import datetime
+import io
 import json
 import multiprocessing.connection
 import os
@@ -172,12 +173,17 @@ def _wait_for_arrivals(store, world_size: int, deadline: Deadline) -> set[int]:
 
 def save_atomically(state: dict, path: Path, extra_s: float = 0.0) -> None:
     """torch.save into a temporary file beside `path`, fsync, rename over `path`, fsync the folder (lesson 3: a
-    kill at any moment leaves the old file or the new one, never half of one). `extra_s`: time spent writing,
-    as a large checkpoint would (the kill may come then)."""
+    kill at any moment leaves the old file or the new one, never half of one). `extra_s`: a pause halfway through
+    the bytes, as a large checkpoint's writing takes (the kill may come then)."""
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    data = buffer.getbuffer()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
-        torch.save(state, f)
+        f.write(data[:len(data) // 2])
+        f.flush()
         time.sleep(extra_s)
+        f.write(data[len(data) // 2:])
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
