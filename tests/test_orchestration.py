@@ -64,6 +64,16 @@ def test_a_kill_before_the_handler_s_save_ends_loses_only_the_steps_since_the_la
     assert orchestration.load_checkpoint(tmp_path)["step"] == run.checkpoint_step, "the periodic one, intact"
 
 
+@pytest.mark.parametrize("case", ["finishes first", "unreadable checkpoint"])
+def test_preempt_says_when_the_training_process_never_reached_the_step_to_signal(tmp_path, case):
+    if case == "unreadable checkpoint":
+        (tmp_path / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(distlab.LaunchError, match="ended before step 50" + (
+            ": .*'error'" if case == "unreadable checkpoint" else ": .*'finished'")):
+        preempt(tmp_path, grace_s=1.0, sigterm_after_step=50, steps=5)
+    assert not forkserver_children()
+
+
 def test_the_hang_diagnosis_names_the_rank_behind_from_each_rank_s_last_collective():
     started = {"op": "all_reduce", "state": "started"}
     last = {0: {"seq": 7, **started}, 1: {"seq": 6, "op": "all_reduce", "state": "completed"}, 2: {"seq": 7, **started}}

@@ -200,16 +200,21 @@ def load_checkpoint(folder) -> dict | None:
     return torch.load(path, weights_only=True) if path.exists() else None
 
 
-def _preemptible_training(report, folder: str, steps: int, every: int, step_s: float, save_s: float) -> None:
-    """A training loop that checkpoints every `every` steps and, on SIGTERM, finishes its step, saves and exits."""
+def _reporting_errors(report, target, *args) -> None:
+    """`target(report, *args)`; an exception is reported first, so that the parent raises it rather than returning
+    a run that never was."""
     try:
-        _train_until_preempted(report, folder, steps, every, step_s, save_s)
-    except Exception as exc:  # reported, so that `preempt` raises it rather than returning a run that never was
+        target(report, *args)
+    except Exception as exc:
         report.send({"event": "error", "error": f"{type(exc).__name__}: {exc}"})
         raise
 
 
-def _train_until_preempted(report, folder: str, steps: int, every: int, step_s: float, save_s: float) -> None:
+def train_until_preempted(report, folder: str, steps: int, every: int, step_s: float, save_s: float) -> None:
+    """A training loop, run in a process of its own: it resumes from `folder`'s checkpoint, checkpoints every `every`
+    steps, and on SIGTERM finishes its step, saves atomically and exits with REQUEUE_EXIT. `report` (a pipe) gets an
+    event per step and per save. The handler only sets a flag: the signal may arrive in the middle of the optimizer's
+    update, and the loop looks at the flag between steps."""
     asked_to_stop = []
     signal.signal(signal.SIGTERM, lambda signum, frame: asked_to_stop.append(time.monotonic()))
     torch.manual_seed(0)
@@ -255,13 +260,13 @@ class Preemption:
 
 def preempt(folder, grace_s: float, sigterm_after_step: int, steps: int = 40, every: int = 4, step_s: float = 0.02,
             save_s: float = 0.0, timeout: float = 30.0) -> Preemption:
-    """Run `_preemptible_training` in a process, as a scheduler would: SIGTERM once step `sigterm_after_step` is
+    """Run `train_until_preempted` in a process, as a scheduler would: SIGTERM once step `sigterm_after_step` is
     done, SIGKILL `grace_s` later if it is still alive (SLURM's KillWait, Kubernetes' terminationGracePeriodSeconds).
     `save_s`: the extra seconds the handler's save takes."""
     deadline = Deadline.after(timeout)
     Path(folder).mkdir(parents=True, exist_ok=True)
     with _Workers(deadline) as workers:
-        workers.start(_preemptible_training, str(folder), steps, every, step_s, save_s)
+        workers.start(_reporting_errors, train_until_preempted, str(folder), steps, every, step_s, save_s)
         events = workers.receive(0, until=lambda e: e["event"] == "error" or (e["event"] == "step"
                                                                               and e["step"] >= sigterm_after_step))
         if not events or events[-1]["event"] != "step":
