@@ -29,17 +29,19 @@ _HOMES = {
     "StartupTimeout": "errors",
     "fixed_layout_ddp": "ddp_layout", "per_parameter_allreduce": "ddp_layout",
     "FailAt": "faults", "FailurePlan": "faults", "InjectedFailure": "faults", "KillWhenPickled": "faults",
-    "faults_from_env": "faults", "kill_after_open": "faults",
+    "faults_from_env": "faults", "kill_after_open": "faults", "SlowRank": "faults",
     "launch": "launching.launcher", "LaunchPreset": "launching.preset",
     "MemoryTracker": "memory", "model_state_bytes": "memory", "tensor_bytes": "memory", "track_memory": "memory",
     "KVCache": "models", "ModelConfig": "models", "TinyTransformer": "models", "random_batch": "models",
     "Timeline": "timeline", "busy_seconds": "timeline", "plot_timeline": "timeline", "timeline_summary": "timeline",
     "OverlapWatch": "overlap", "overlap_summary": "overlap", "plot_overlap": "overlap", "watch_overlap": "overlap",
     "check_prediction": "predict",
+    "FlightRecorder": "orchestration", "Preemption": "orchestration", "Rendezvous": "orchestration",
+    "RendezvousTimeout": "orchestration", "preempt": "orchestration", "rendezvous_by_hand": "orchestration",
     "finish": "shutdown",
 }
 _MODULES = {"bandwidth", "comm", "ddp_layout", "devices", "errors", "faults", "figures", "launching", "memory",
-            "models", "notebook_source", "overlap", "predict", "serving", "shutdown", "timeline", "topology"}
+            "models", "notebook_source", "orchestration", "overlap", "predict", "serving", "shutdown", "timeline", "topology"}
 
 __all__ = ["warm_up", "torchrun", "torchrun_command", "TorchrunFailed", "TorchrunOutput", *_HOMES]
 __version__ = "0.1.0"

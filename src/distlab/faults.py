@@ -14,6 +14,7 @@ clean up: no exception handler runs, no file is closed, no message is sent. SIGK
 loop that survives `FailAt` survives the real thing as far as the software can tell. (`how="raise"` raises instead:
 a failure the program sees, for tests of error paths. `how="stop"` freezes the rank with SIGSTOP: a hang, as a node
 whose GPU or network stopped answering; its peers wait in the next collective until the node is killed and replaced.)
+`SlowRank(rank=2, factor=3)` makes one rank a straggler: its `work(seconds)` takes 3 times as long.
 
 In a large cluster something fails every day: Meta's Llama 3 405B pre-training saw 466 job interruptions in a 54-day
 snapshot on 16,384 GPUs, 419 of them unexpected (Dubey et al. 2024, "The Llama 3 Herd of Models", section 3.3.4).
@@ -26,6 +27,7 @@ import os
 import re
 import signal
 import sys
+import time
 from dataclasses import dataclass
 
 from .topology import launched_rank
@@ -104,6 +106,30 @@ class FailurePlan:
 
     def __repr__(self) -> str:
         return f"FailurePlan({list(self.failures)!r})"
+
+
+@dataclass(frozen=True)
+class SlowRank:
+    """A straggler: `slow.work(seconds)` takes `factor` times as long on rank `rank` as on the others.
+
+    `work` sleeps for the time a step's computation would take, so the ranks' speeds are what the caller says, not
+    what a shared, loaded CPU makes of them (a real straggler: a throttled GPU, a slow host, a noisy neighbour).
+    """
+    rank: int
+    factor: float = 3.0
+
+    def __post_init__(self):
+        if not isinstance(self.rank, int) or isinstance(self.rank, bool) or self.rank < 0:
+            raise ValueError(f"SlowRank: `rank` must be an int >= 0, got {self.rank!r}")
+        if not self.factor >= 1:
+            raise ValueError(f"SlowRank: `factor` must be >= 1, got {self.factor!r}")
+
+    def work(self, seconds: float, rank: int | None = None) -> float:
+        """Sleep `seconds` (times `factor` on the slow rank); returns the seconds this rank was told to take."""
+        rank = launched_rank() if rank is None else rank
+        seconds = seconds * self.factor if rank == self.rank else seconds
+        time.sleep(seconds)
+        return seconds
 
 
 _SPEC = re.compile(r"(\d+):(\d+)(?::(kill|raise|stop))?(?:@(\d+))?")
