@@ -114,7 +114,8 @@ def run_shrinking_job(script: str, folder: str, kill_at: int = 10, nproc_per_nod
         survivor = _host(nodes, port)
         doomed = next(name for name in nodes if name != survivor)
         seconds["store"] = time.monotonic() - started
-        _wait(lambda: all(_frozen(proc) == nproc_per_node for proc in nodes.values()), deadline,
+        _wait(lambda: _all_in(folder, nodes, 2 * nproc_per_node, conf) and all(
+              _frozen(proc) == nproc_per_node for proc in nodes.values()), deadline,
               f"every rank to pause at step {kill_at}", folder, nodes)
         seconds["paused"] = time.monotonic() - started
         kill_tree(nodes[doomed], descendants_s=0)  # its torchrun and its ranks, at once: the machine died
@@ -194,6 +195,17 @@ def _wait(condition, deadline: Deadline, what: str, folder: Path, nodes: dict) -
                 raise RuntimeError(f"{name} exited with {proc.returncode} before its ranks paused:\n"
                                    + (folder / f"{name}.txt").read_text()[-4000:])
         time.sleep(0.05)
+
+
+def _all_in(folder: Path, nodes: dict, world_size: int, conf: RendezvousConf) -> bool:
+    """True; raises if the job started without one node (it joined after the other's last call: it would wait in
+    vain for a node that can only join once the job is over)."""
+    for name in nodes:
+        for size in re.findall(r"attempt \d+: (\d+) ranks", (folder / f"{name}.txt").read_text()):
+            if int(size) != world_size:
+                raise RuntimeError(f"the job started on {size} ranks, not {world_size}: a node joined more than "
+                                   f"last_call_timeout={conf.last_call_timeout} s after the other (a busy machine?)")
+    return True
 
 
 def _host(nodes: dict, port: int) -> str | None:
