@@ -65,6 +65,7 @@ class Attempt:
 
 @dataclass(frozen=True)
 class ShrinkingRun:
+    """What `run_shrinking_job` saw: the attempts in order, which node died, when things happened, both outputs."""
     attempts: list[Attempt]
     killed_at: int  # the step every rank paused at, before the kill
     survivor: str  # "node0" or "node1": the node that hosted the rendezvous store
@@ -88,13 +89,18 @@ def torchrun_args(port: int, nproc_per_node: int, conf: RendezvousConf, max_rest
 def run_shrinking_job(script: str, folder: str, kill_at: int = 10, nproc_per_node: int = 2, script_args=(),
                       conf: RendezvousConf = RendezvousConf(), collective_timeout: float = 15.0,
                       timeout: float = 90.0, echo: bool = True) -> ShrinkingRun:
-    """Run `script` on two local nodes, kill node 1 at step `kill_at`, wait for node 0 to finish alone.
+    """Run `script` on two local nodes of `nproc_per_node` ranks, kill the node that does not host the rendezvous
+    store when every rank reaches step `kill_at`, and wait for the other to finish alone.
 
-    The checkpoints and the nodes' logs go to `folder` (its `ckpt/` must not hold an earlier job's). Raises
-    TimeoutError (with both logs' last lines) if the job has not finished by `timeout` seconds, RuntimeError if
-    node 0 fails; either way every process is killed first. `collective_timeout`: the script's, a safety net here
-    (a killed process's peers fail at once) that a real dead machine needs (gloo's default: 30 minutes)."""
+    The checkpoints (`ckpt/`) and the nodes' logs go to `folder`, which must not hold an earlier job's. Raises
+    TimeoutError (with both logs' last lines) if the job has not finished by `timeout` seconds, RuntimeError if the
+    survivor fails or the job started without a node; either way every process is killed first.
+    `collective_timeout`: how long the script's collectives wait for a peer (gloo's default: 30 minutes). Here a
+    safety net (a killed process's sockets are reset by its kernel: its peers fail at once); a machine that lost
+    power resets nothing, and only this timeout notices."""
     folder = Path(folder).resolve()
+    if (folder / "ckpt").exists():
+        raise FileExistsError(f"{folder / 'ckpt'} exists: the job would resume from an earlier job's checkpoints")
     folder.mkdir(parents=True, exist_ok=True)
     deadline, started, port, seconds = Deadline.after(timeout), time.monotonic(), _free_port(), {}
     command = [sys.executable, "-m", "torch.distributed.run", *torchrun_args(port, nproc_per_node, conf),
@@ -103,7 +109,8 @@ def run_shrinking_job(script: str, folder: str, kill_at: int = 10, nproc_per_nod
     if echo:
         print("$ TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun " + shlex.join(command[3:]), flush=True)
     env = {**os.environ, "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1",  # pytorch/pytorch#135712 (see distlab.torchrun)
-           "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", "TMPDIR": str(folder)}  # torchrun's log folders: here
+           "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", "TMPDIR": str(folder),  # torchrun's log folders: here
+           "DISTLAB_BACKEND": "gloo"}  # on a GPU machine both "nodes" would drive GPU 0 (LOCAL_RANK 0 on each)
     env.pop("DISTLAB_FAIL_AT", None)
     freeze = ",".join(f"{rank}:{kill_at}:stop@0" for rank in range(2 * nproc_per_node))  # every rank, first attempt
     nodes: dict[str, subprocess.Popen] = {}
@@ -163,7 +170,8 @@ def reference_losses(script: str, folder: str, world_size: int, checkpoint: str 
     folder = Path(folder)
     if checkpoint is not None:
         shutil.copytree(checkpoint, folder / Path(checkpoint).name)
-    return launch(_train, world_size, args=(os.path.abspath(script), str(folder)), timeout=timeout)[0]
+    return launch(_train, world_size, args=(os.path.abspath(script), str(folder)), timeout=timeout,
+                  backend="gloo")[0]  # on the CPU, as the job (gloo: see run_shrinking_job)
 
 
 def _train(script: str, folder: str) -> dict[int, float]:
