@@ -21,7 +21,7 @@
 #
 #     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1:2 --nproc-per-node=1 --max-restarts=3 \
 #         --rdzv-backend=c10d --rdzv-endpoint=$HEAD:29500 --rdzv-id=$JOB \
-#         --rdzv-conf=keep_alive_interval=1,keep_alive_max_attempt=3,last_call_timeout=2 \
+#         --rdzv-conf=keep_alive_interval=1,keep_alive_max_attempt=3,last_call_timeout=2,join_timeout=60 \
 #         scripts/08_elastic.py --dir $CKPT
 
 # %% [markdown]

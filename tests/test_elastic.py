@@ -91,6 +91,17 @@ def train_from(folder):
     return script.train(folder, say=lambda *args, **kwargs: None)["start"]
 
 
+def test_the_commands_shown_are_the_ones_run():
+    """The script's docstring and the lesson's section show the --rdzv-conf and torchrun options distlab.elastic uses."""
+    shown = [SCRIPT.read_text(), (ROOT / "lessons" / "08_section2.py").read_text()]
+    options = elastic.torchrun_args(29500, 1, elastic.RendezvousConf())
+    for text in shown:
+        command = " ".join(line.strip(" #\\") for line in text[text.index("=1 torchrun --nnodes"):].splitlines()[:4])
+        for option in options:
+            if "rdzv-endpoint" not in option and "rdzv-id" not in option and "nproc-per-node" not in option:
+                assert option in command.split(), (option, command)
+
+
 def test_a_world_size_that_cannot_keep_the_global_batch_is_refused_in_one_sentence(tmp_path):
     with pytest.raises(ValueError, match=r"cannot keep the global batch of 32 on 3 ranks"):
         script.accumulation_steps(32, 3, 8)

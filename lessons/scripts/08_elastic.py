@@ -3,7 +3,7 @@ with the same global batch. The same command on every node (here: two), as on a 
 
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1:2 --nproc-per-node=2 --max-restarts=3 \\
         --rdzv-backend=c10d --rdzv-endpoint=$HEAD:29500 --rdzv-id=$JOB \\
-        --rdzv-conf=keep_alive_interval=1,keep_alive_max_attempt=3,last_call_timeout=2 \\
+        --rdzv-conf=keep_alive_interval=1,keep_alive_max_attempt=3,last_call_timeout=2,join_timeout=60 \\
         08_elastic.py --dir $CKPT        # $HEAD: the node that hosts the rendezvous (it must survive)
 
 Kill the other node (its torchrun and its ranks) mid-training: the survivors' next collective fails, their torchrun
