@@ -92,7 +92,7 @@ def train_from(folder):
 
 
 def test_the_commands_shown_are_the_ones_run():
-    """The script's docstring and the lesson's section show the torchrun options (--rdzv-conf...) distlab.elastic uses."""
+    """The script's docstring and the lesson's section show the torchrun options distlab.elastic uses."""
     shown = [SCRIPT.read_text(), (ROOT / "lessons" / "08_section2.py").read_text()]
     options = [option for option in elastic.torchrun_args(29500, 1, elastic.RendezvousConf())
                if not option.startswith(("--rdzv-endpoint", "--rdzv-id", "--nproc-per-node"))]  # per cluster, job
