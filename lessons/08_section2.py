@@ -60,12 +60,12 @@ distlab.check_prediction("resumed_step_guess", resumed_step_guess, after.resumed
 distlab.check_prediction("accumulation_guess", accumulation_guess, after.accumulation, rel_tol=0)
 
 # %% [markdown]
-# Steps 8 and 9 were done twice: the checkpoint of step 10 was never written, so the newest complete one was step 8's.
+# Steps 8 and 9 were done twice: they came after the newest checkpoint, step 8's (the next was due after step 11).
 # A checkpoint is written into `step-N.partial` and renamed `step-N` only once DCP's `save` returned on rank 0, the
 # coordinator, which writes `.metadata` (which file holds which slice) after every rank's shards: a node dying
 # mid-save leaves a `.partial` folder that no start mistakes for a checkpoint. Step 8's checkpoint holds two shard
-# files, one per rank that wrote it; the single rank read both halves of every parameter and of AdamW's moments.
-# After it, the checkpoints hold one file. The survivor learned of the death from gloo:
+# files, one per rank that wrote it; the single rank read both ranks' shards of every parameter and of AdamW's
+# moments. After it, the checkpoints hold one file. The survivor learned of the death from gloo:
 
 # %%
 import os
