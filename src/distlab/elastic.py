@@ -70,7 +70,7 @@ class ShrinkingRun:
     killed_at: int  # the step every rank paused at, before the kill
     survivor: str  # "node0" or "node1": the node that hosted the rendezvous store
     killed: str  # the other one
-    seconds: dict[str, float]  # event -> seconds since node 0 started: "store", "killed", "resumed", "finished"
+    seconds: dict[str, float]  # event -> seconds since the start: "store", "paused", "killed", "resumed", "finished"
     outputs: dict[str, str]  # node name -> what its torchrun and ranks printed
 
     @property
@@ -123,7 +123,7 @@ def run_shrinking_job(script: str, folder: str, kill_at: int = 10, nproc_per_nod
         seconds["store"] = time.monotonic() - started
         _wait(lambda: _all_in(folder, nodes, 2 * nproc_per_node, conf) and all(
               _frozen(proc) == nproc_per_node for proc in nodes.values()), deadline,
-              f"every rank to pause at step {kill_at}", folder, nodes)
+              f"every rank to pause at step {kill_at}", folder, nodes, alive=list(nodes))
         seconds["paused"] = time.monotonic() - started
         kill_tree(nodes[doomed], descendants_s=0)  # its torchrun and its ranks, at once: the machine died
         seconds["killed"] = time.monotonic() - started
@@ -133,7 +133,7 @@ def run_shrinking_job(script: str, folder: str, kill_at: int = 10, nproc_per_nod
                   "the start", flush=True)
         resumed = re.compile(r"attempt [1-9]\d*: \d+ ranks, resumed")
         _wait(lambda: resumed.search((folder / f"{survivor}.txt").read_text()), deadline,
-              f"{survivor}'s ranks to resume", folder, nodes)
+              f"{survivor}'s ranks to resume", folder, nodes, alive=[survivor])
         seconds["resumed"] = time.monotonic() - started
         _wait(lambda: nodes[survivor].poll() is not None, deadline, f"{survivor} to finish alone", folder, nodes)
         seconds["finished"] = time.monotonic() - started
@@ -192,15 +192,16 @@ def _start(command: list[str], log: Path, env: dict) -> subprocess.Popen:
                                 start_new_session=True)  # its own group; kill_tree also finds its ranks' sessions
 
 
-def _wait(condition, deadline: Deadline, what: str, folder: Path, nodes: dict) -> None:
+def _wait(condition, deadline: Deadline, what: str, folder: Path, nodes: dict, alive=()) -> None:
+    """Poll `condition` until it holds; raise if the deadline passes first or a node named in `alive` exits."""
     while not condition():
         if deadline.passed():
             logs = "\n".join(f"--- {name}:\n{(folder / f'{name}.txt').read_text()[-3000:]}" for name in nodes)
             raise TimeoutError(f"elastic job: {deadline.seconds:g} s passed waiting for {what}; every process was "
                                f"killed\n{logs}")
-        for name, proc in nodes.items():
-            if "pause" in what and proc.poll() is not None:
-                raise RuntimeError(f"{name} exited with {proc.returncode} before its ranks paused:\n"
+        for name in alive:
+            if nodes[name].poll() is not None:
+                raise RuntimeError(f"{name} exited with {nodes[name].returncode} while waiting for {what}:\n"
                                    + (folder / f"{name}.txt").read_text()[-4000:])
         time.sleep(0.05)
 
