@@ -179,7 +179,7 @@ def train(root: str, steps: int = STEPS, every: int = EVERY, micro_batch: int = 
         if step % every == 0:
             save(root, step, model, optimizer, group)
     if rank == 0:
-        say(f"attempt {attempt}: finished at step {steps} on {world_size} ranks", flush=True)
+        say(f"attempt {attempt}: finished at step {steps} on {world_size} ranks ({device.type})", flush=True)
     return {"start": start, "world_size": world_size, "accumulation": accumulation, "losses": losses}
 
 
