@@ -230,6 +230,7 @@ TWO_NODES = {  # the scripts the tests above do not run on two nodes: arguments,
     "05_train_pipeline.py": ([], "4 ranks, 8 microbatches (cpu): loss"),
     "06_train_amp.py": ([], "4 ranks, cpu, fp16 autocast + GradScaler"),
     "07_decode_tp.py": (["--new-tokens", "5"], "TP=4 (gloo): 5 tokens"),
+    "08_elastic.py": (["--dir", "ckpt"], "finished at step 16 on 4 ranks"),  # its shrinking: tests/test_elastic.py
 }
 
 

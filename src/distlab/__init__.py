@@ -40,8 +40,9 @@ _HOMES = {
     "RendezvousTimeout": "orchestration", "preempt": "orchestration", "rendezvous_by_hand": "orchestration",
     "finish": "shutdown",
 }
-_MODULES = {"bandwidth", "comm", "ddp_layout", "devices", "errors", "faults", "figures", "launching", "memory",
-            "models", "notebook_source", "orchestration", "overlap", "predict", "serving", "shutdown", "timeline", "topology"}
+_MODULES = {"bandwidth", "comm", "ddp_layout", "devices", "elastic", "errors", "faults", "figures", "launching",
+            "memory", "models", "notebook_source", "orchestration", "overlap", "predict", "serving", "shutdown",
+            "timeline", "topology"}
 
 __all__ = ["warm_up", "torchrun", "torchrun_command", "TorchrunFailed", "TorchrunOutput", *_HOMES]
 __version__ = "0.1.0"
