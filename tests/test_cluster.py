@@ -2,10 +2,10 @@
 rendezvous on 127.0.0.1, 2 ranks each. The README's per-node command trains (01_train_ddp.py); the SLURM script
 (lessons/scripts/slurm/train_resume.sbatch, `srun` and `scontrol` stood in for) runs 03_train_resume.py, one node's
 agent is killed with its ranks and started again, and the job resumes and ends bit-identical to a run that never
-failed. The sbatch file is valid bash and runs the README's command. The other five scripts, each on two nodes:
+failed. The sbatch file is valid bash and runs the README's command. The other six scripts, each on two nodes:
 
     pytest tests/test_cluster.py
-    DISTLAB_TEST_EVERY_SCRIPT_ON_TWO_NODES=1 pytest tests/test_cluster.py -k each_script   # ~3 min
+    DISTLAB_TEST_EVERY_SCRIPT_ON_TWO_NODES=1 pytest tests/test_cluster.py -k each_script   # ~3.5 min
 
 Bounded: every wait of a test shares one deadline (DEADLINE_S, $DISTLAB_TEST_DEADLINE_S), and at its end whatever
 still runs in its temporary folder is killed (torchrun starts each rank in a session of its own, so killing a process

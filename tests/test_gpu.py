@@ -17,10 +17,11 @@ pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a G
 SCRIPTS = Path(__file__).resolve().parents[1] / "lessons" / "scripts"
 ARGS = {"01_train_ddp.py": ["--epochs", "2"], "02_train_fsdp2.py": ["--out", "{tmp}/weights.pt"],
         "03_train_resume.py": ["--dir", "{tmp}/ckpt"], "04_train_tp.py": [], "05_train_pipeline.py": [],
-        "06_train_amp.py": [], "07_decode_tp.py": []}
+        "06_train_amp.py": [], "07_decode_tp.py": [],
+        "08_elastic.py": ["--dir", "{tmp}/ckpt"]}
 SAYS = {"01_train_ddp.py": "(cuda)", "02_train_fsdp2.py": "(cuda;", "03_train_resume.py": "(cuda)",
         "04_train_tp.py": "(cuda)", "05_train_pipeline.py": "(cuda)", "06_train_amp.py": "cuda",
-        "07_decode_tp.py": "(nccl)"}
+        "07_decode_tp.py": "(nccl)", "08_elastic.py": "ranks (cuda)"}
 
 
 def test_every_script_is_listed():
