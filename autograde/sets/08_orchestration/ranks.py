@@ -31,11 +31,11 @@ def rank_scratch(name):
     return tempfile.mkdtemp(prefix=f"grader-{name}-")
 
 
-def wait_for(path, seconds=GATE_S):
-    """Wait until a file exists at `path` (at most `seconds`); whether it does."""
+def wait_for(path, seconds=GATE_S, stop=None):
+    """Wait until a file exists at `path` (at most `seconds`, or until the event `stop` is set); whether it does."""
     end = time.monotonic() + seconds
     while not os.path.exists(path):
-        if time.monotonic() > end:
+        if time.monotonic() > end or (stop is not None and stop.is_set()):
             return False
         time.sleep(POLL_S)
     return True
@@ -156,10 +156,10 @@ def train_in_rank(control, path, spec):
     return {"value": plain(value), "handler_restored": signal.getsignal(signal.SIGTERM) is before}
 
 
-def controller(control, grace_s, seen):
+def controller(control, grace_s, seen, ended):
     """The scheduler: once the training is inside the step `term_at`, SIGTERM it; if it has not returned `grace_s`
-    later, SIGKILL it. Records in `seen` when and what it sent."""
-    if not wait_for(os.path.join(control, "at")):
+    later, SIGKILL it. Records in `seen` when and what it sent. `ended`: set when the launch is over."""
+    if not wait_for(os.path.join(control, "at"), stop=ended):
         seen["sigterm"] = "the training never reached the step at which SIGTERM comes"
         return
     pid = int(open(os.path.join(control, "pid")).read())
@@ -198,10 +198,10 @@ def rank_preempt(spec, grace_s, launch_timeout_s):
     os.mkdir(control)
     os.mkdir(run)
     path = os.path.join(run, "checkpoint.pt")
-    seen = {}
+    seen, ended = {}, threading.Event()
     scheduler = None
     if spec["term_at"] is not None:
-        scheduler = threading.Thread(target=controller, args=(control, grace_s, seen), daemon=True)
+        scheduler = threading.Thread(target=controller, args=(control, grace_s, seen, ended), daemon=True)
         scheduler.start()
     try:
         (seen["result"],) = distlab.launch(train_in_rank, 1, args=(control, path, spec), timeout=launch_timeout_s,
@@ -210,6 +210,7 @@ def rank_preempt(spec, grace_s, launch_timeout_s):
         seen["crashed"] = crash.signal.name if crash.signal else f"exit code {crash.exitcode}"
     except distlab.LaunchError as error:
         seen["failed"] = str(error).splitlines()[0]
+    ended.set()
     if scheduler is not None:
         scheduler.join(GATE_S)
     started_file = os.path.join(control, "started.txt")
