@@ -9,6 +9,12 @@ back is plain data (names, ranks, messages, the steps each process started, the 
 of the grader's training chain (`ranks.chain_step`, from a start drawn per grading). Parts 3 and 4 are pure Python,
 against this module's own references: an exhaustive search over the plans, and the median rule on step times drawn per
 grading.
+
+What the sandbox observes is a claim: the times a process started and returned, the steps a training started, the
+signals the scheduler sent and the checkpoint's bytes are recorded by ranks.py in the sandbox, in the processes where
+the student's code runs (it could forge them; no secret can hide there from it). They grade honest mistakes, not
+attacks, as set 03's sandbox-side observations do; a grader that watched the processes from outside the sandbox would
+need a launch in autograde/sandbox.py that reports exit signals and file contents itself.
 """
 import io
 import math
@@ -22,7 +28,7 @@ from autograde.sets._common import assert_raises, check, draw_int, generator
 from . import ranks
 
 SLACK_S = 5.0  # a deadline kept: what a process may take past it on a loaded 2-core machine
-LAUNCH_S = 60.0  # a launch's own deadline (the student's code waits for signals and peers)
+LAUNCH_S = 20.0  # a launch's own deadline: a rendezvous or a training that never returns costs this much
 GRACE_S = 3.0  # the grace period between SIGTERM and SIGKILL that the statement promises for a save
 
 
