@@ -1,0 +1,11 @@
+# replaces: find_stragglers
+# wrong: does not drop the warm-up steps
+# must-lose: find_stragglers_values
+# must-keep: find_stragglers_rejects_bad_input
+@@ -18,5 +18,5 @@
+     if warmup >= steps:
+         raise ValueError(f"warmup = {warmup} leaves none of the {steps} steps")
+-    paces = [statistics.median(times[warmup:]) for times in step_times]
++    paces = [statistics.median(times) for times in step_times]
+     reference = statistics.median(paces)
+     return [rank for rank, pace in enumerate(paces) if pace > factor * reference]
