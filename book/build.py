@@ -188,8 +188,8 @@ def write_index(out: Path, entries: list[dict]) -> None:
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Distributed AI</title>{STYLE}'
         f"{INDEX_MATHJAX}</head>\n"
         '<body class="book"><h1>Distributed AI</h1>\n<p>How large models are trained and served across many '
-        "devices: seven lessons, each run for real on several processes, every claim checked by a cell; each with "
-        "an exercise set. These are the lessons as executed, outputs and plots included.</p>\n"
+        f"devices: {len(entries)} lessons, each run for real on several processes, every claim checked by a cell; "
+        "each with an exercise set. These are the lessons as executed, outputs and plots included.</p>\n"
         + "\n".join(items) + "\n</body></html>\n")
 
 

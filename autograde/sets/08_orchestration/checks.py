@@ -7,7 +7,7 @@ file in the sandbox's /tmp, which its processes share: no free port to find, not
 back is plain data (names, ranks, messages, the steps each process started, the checkpoint's bytes, loaded here with
 `torch.load(weights_only=True)`), judged against what this module computes: the sorted names, the state of each step
 of the grader's training chain (`ranks.chain_step`, from a start drawn per grading). Parts 3 and 4 are pure Python,
-against this module's own references: an exhaustive search over the plans, and the median rule on step times drawn per
+against this module's own references: an exhaustive search over the plans, and the median rule on compute times drawn per
 grading.
 
 What the sandbox observes is a claim: the times a process started and returned, the steps a training started, the
@@ -326,14 +326,14 @@ def elastic_plan_rejects_bad_input(student):
 # --- Part 4: stragglers ----------------------------------------------------------------------------------------------
 
 
-def reference_stragglers(step_times, warmup, factor):
+def reference_stragglers(compute_times, warmup, factor):
     """The statement's rule: each rank's median after `warmup`, against `factor` times the median of those."""
-    paces = [statistics.median(times[warmup:]) for times in step_times]
+    paces = [statistics.median(times[warmup:]) for times in compute_times]
     reference = statistics.median(paces)
     return [rank for rank, pace in enumerate(paces) if pace > factor * reference]
 
 
-# Fixed cases: (step_times, warmup, factor). A pace exactly at the threshold is not a straggler; four ranks' paces
+# Fixed cases: (compute_times, warmup, factor). A pace exactly at the threshold is not a straggler; four ranks' paces
 # [1, 1, 2, 2.5] put the median (1.5) between the low (1) and the high (2) middle values; a rank slow only while
 # warming up; one huge step on a rank (noise: the median ignores it, a mean would not).
 FIXED = [([[1.0] * 6, [1.0] * 6, [1.5] * 6, [1.0] * 6], 0, 1.5),
@@ -344,7 +344,7 @@ FIXED = [([[1.0] * 6, [1.0] * 6, [1.5] * 6, [1.0] * 6], 0, 1.5),
          ([[0.2] * 4, [0.2, 0.6, 0.6, 0.2], [0.2] * 4], 0, 1.5)]
 
 
-def drawn_step_times(draw):
+def drawn_compute_times(draw):
     """A job drawn per grading: 2 to 12 ranks, a warm-up slower for all, a few stragglers 1.6 to 4 times slower, noise
     and one spike on some ranks."""
     world_size, steps, warmup = draw_int(draw, 2, 12), draw_int(draw, 6, 20), draw_int(draw, 0, 4)
@@ -374,12 +374,12 @@ def find_stragglers_values(student):
     """find_stragglers returns, in increasing order, the ranks whose median step time after warm-up is more than
     factor times the median of the ranks' medians (at the threshold: not a straggler; one noisy step does not count)."""
     draw = generator("08 stragglers")
-    cases = FIXED + [drawn_step_times(draw) for _ in range(20)]
-    for number, (step_times, warmup, factor) in enumerate(cases):
-        shown = f"find_stragglers(<case {number}: {len(step_times)} ranks>, warmup={warmup}, factor={factor})"
-        got = as_ranks(student.call("find_stragglers", step_times, warmup, factor), shown)
-        want = reference_stragglers(step_times, warmup, factor)
-        assert got == want, f"{shown} returned {got}; expected {want} (step times: {step_times})"
+    cases = FIXED + [drawn_compute_times(draw) for _ in range(20)]
+    for number, (compute_times, warmup, factor) in enumerate(cases):
+        shown = f"find_stragglers(<case {number}: {len(compute_times)} ranks>, warmup={warmup}, factor={factor})"
+        got = as_ranks(student.call("find_stragglers", compute_times, warmup, factor), shown)
+        want = reference_stragglers(compute_times, warmup, factor)
+        assert got == want, f"{shown} returned {got}; expected {want} (compute times: {compute_times})"
     print(f"{len(cases)} jobs: the stragglers by the median rule")
 
 

@@ -5,7 +5,7 @@
 @@ -18,5 +18,5 @@
      if warmup >= steps:
          raise ValueError(f"warmup = {warmup} leaves none of the {steps} steps")
--    paces = [statistics.median(times[warmup:]) for times in step_times]
-+    paces = [statistics.median(times) for times in step_times]
+-    paces = [statistics.median(times[warmup:]) for times in compute_times]
++    paces = [statistics.median(times) for times in compute_times]
      reference = statistics.median(paces)
      return [rank for rank, pace in enumerate(paces) if pace > factor * reference]

@@ -4,7 +4,7 @@
 # must-keep: find_stragglers_rejects_bad_input
 @@ -19,4 +19,4 @@
          raise ValueError(f"warmup = {warmup} leaves none of the {steps} steps")
-     paces = [statistics.median(times[warmup:]) for times in step_times]
+     paces = [statistics.median(times[warmup:]) for times in compute_times]
 -    reference = statistics.median(paces)
 +    reference = statistics.median_low(paces)
      return [rank for rank, pace in enumerate(paces) if pace > factor * reference]

@@ -3,9 +3,9 @@
 # must-lose: find_stragglers_rejects_bad_input
 # must-keep: find_stragglers_values
 @@ -11,9 +11,9 @@
-     for rank, times in enumerate(step_times):
+     for rank, times in enumerate(compute_times):
          if len(times) != steps:
--            raise ValueError(f"rank {rank} has {len(times)} step times, rank 0 has {steps}: ragged lists")
+-            raise ValueError(f"rank {rank} has {len(times)} compute times, rank 0 has {steps}: ragged lists")
 +            raise ValueError("ragged lists")
          for step, seconds in enumerate(times):
              number = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)

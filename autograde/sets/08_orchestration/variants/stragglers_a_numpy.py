@@ -1,6 +1,6 @@
 # replaces: find_stragglers
 # differs: numpy: np.median (the mean of the two middle values too) and np.flatnonzero; validates with a helper
-def find_stragglers(step_times, warmup, factor):
+def find_stragglers(compute_times, warmup, factor):
     """The ranks whose median step time after the first `warmup` steps is more than `factor` times the median of all
     ranks' medians, in increasing order."""
     import numpy as np
@@ -12,15 +12,15 @@ def find_stragglers(step_times, warmup, factor):
         raise ValueError("warmup must be an int >= 0")
     if type(factor) not in (int, float) or not math.isfinite(factor) or factor <= 1:
         raise ValueError("factor must be a finite number > 1")
-    if not len(step_times):
+    if not len(compute_times):
         raise ValueError("no ranks")
-    for r, row in enumerate(step_times):
-        if len(row) != len(step_times[0]):
-            raise ValueError(f"ragged: rank {r} has {len(row)} steps, not {len(step_times[0])}")
+    for r, row in enumerate(compute_times):
+        if len(row) != len(compute_times[0]):
+            raise ValueError(f"ragged: rank {r} has {len(row)} steps, not {len(compute_times[0])}")
         bad = [s for s, x in enumerate(row) if not is_time(x)]
         if bad:
             raise ValueError(f"step {bad[0]} of rank {r} is {row[bad[0]]!r}")
-    if warmup >= len(step_times[0]):
+    if warmup >= len(compute_times[0]):
         raise ValueError("warmup leaves no step")
-    paces = np.median(np.array(step_times, dtype=float)[:, warmup:], axis=1)
+    paces = np.median(np.array(compute_times, dtype=float)[:, warmup:], axis=1)
     return np.flatnonzero(paces > factor * np.median(paces)).tolist()
