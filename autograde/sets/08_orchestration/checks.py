@@ -7,8 +7,8 @@ file in the sandbox's /tmp, which its processes share: no free port to find, not
 back is plain data (names, ranks, messages, the steps each process started, the checkpoint's bytes, loaded here with
 `torch.load(weights_only=True)`), judged against what this module computes: the sorted names, the state of each step
 of the grader's training chain (`ranks.chain_step`, from a start drawn per grading). Parts 3 and 4 are pure Python,
-against this module's own references: an exhaustive search over the plans, and the median rule on compute times drawn per
-grading.
+against this module's own references: an exhaustive search over the plans, and the median rule on compute times
+drawn per grading.
 
 What the sandbox observes is a claim: the times a process started and returned, the steps a training started, the
 signals the scheduler sent and the checkpoint's bytes are recorded by ranks.py in the sandbox, in the processes where
@@ -338,8 +338,8 @@ def reference_stragglers(compute_times, warmup, factor):
 # warming up; one huge step on a rank (noise: the median ignores it, a mean would not).
 FIXED = [([[1.0] * 6, [1.0] * 6, [1.5] * 6, [1.0] * 6], 0, 1.5),
          ([[1.0] * 5, [1.0] * 5, [2.0] * 5, [2.5] * 5], 0, 1.5),
-         ([[9.0, 9.0, 1.0, 1.0, 1.0], [1.0] * 5, [1.0] * 5], 2, 1.5),
-         ([[9.0, 9.0, 1.0, 1.0, 1.0], [1.0] * 5, [1.0] * 5], 0, 1.5),
+         ([[9.0, 9.0, 9.0, 1.0, 1.0], [1.0] * 5, [1.0] * 5], 3, 1.5),  # warm-up is most steps: kept, the median is 9
+         ([[9.0, 9.0, 9.0, 1.0, 1.0], [1.0] * 5, [1.0] * 5], 0, 1.5),
          ([[0.1, 0.1, 5.0, 0.1, 0.1, 0.1], [0.1] * 6, [0.1] * 6, [0.35] * 6], 1, 2.0),
          ([[0.2] * 4, [0.2, 0.6, 0.6, 0.2], [0.2] * 4], 0, 1.5)]
 
@@ -371,7 +371,7 @@ def as_ranks(got, shown):
 
 @check
 def find_stragglers_values(student):
-    """find_stragglers returns, in increasing order, the ranks whose median step time after warm-up is more than
+    """find_stragglers returns, in increasing order, the ranks whose median compute time after warm-up is more than
     factor times the median of the ranks' medians (at the threshold: not a straggler; one noisy step does not count)."""
     draw = generator("08 stragglers")
     cases = FIXED + [drawn_compute_times(draw) for _ in range(20)]

@@ -1,5 +1,5 @@
 # replaces: find_stragglers
-# wrong: a rank's pace is its mean step time: one noisy step makes it a straggler
+# wrong: a rank's pace is its mean compute time: one noisy step makes it a straggler
 # must-lose: find_stragglers_values
 # must-keep: find_stragglers_rejects_bad_input
 @@ -18,5 +18,5 @@

@@ -1,8 +1,8 @@
 # replaces: find_stragglers
 # differs: numpy: np.median (the mean of the two middle values too) and np.flatnonzero; validates with a helper
 def find_stragglers(compute_times, warmup, factor):
-    """The ranks whose median step time after the first `warmup` steps is more than `factor` times the median of all
-    ranks' medians, in increasing order."""
+    """The ranks whose median compute time after the first `warmup` steps is more than `factor` times the median of
+    all ranks' medians, in increasing order."""
     import numpy as np
 
     def is_time(x):

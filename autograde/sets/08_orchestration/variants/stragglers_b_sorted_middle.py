@@ -2,8 +2,8 @@
 # differs: its own median from the sorted values; a list comprehension filtered with a generator; the checks in
 #   another order
 def find_stragglers(compute_times, warmup, factor):
-    """The ranks whose median step time after the first `warmup` steps is more than `factor` times the median of all
-    ranks' medians, in increasing order."""
+    """The ranks whose median compute time after the first `warmup` steps is more than `factor` times the median of
+    all ranks' medians, in increasing order."""
     def median(values):
         ordered, n = sorted(values), len(values)
         return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
