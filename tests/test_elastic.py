@@ -5,7 +5,6 @@ run at the new size from that checkpoint (exactly) and of a run that never shran
     pytest tests/test_elastic.py          # ~35 s on 2 busy cores: one elastic job (~25 s) and four small launches
 """
 import importlib.util
-import json
 import re
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import torch.distributed as dist
 import distlab
 from distlab import elastic
 from distlab.launching.process_tree import kill_tree
+from distlab.notebook_source import cell_source, read_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "lessons" / "scripts" / "08_elastic.py"
@@ -94,8 +94,8 @@ def train_from(folder):
 
 def test_the_commands_shown_are_the_ones_run():
     """The script's docstring and the lesson's section show the torchrun options distlab.elastic uses."""
-    lesson = json.loads((ROOT / "lessons" / "08_orchestration.ipynb").read_text())
-    shown = [SCRIPT.read_text(), "\n".join("".join(cell["source"]) for cell in lesson["cells"])]
+    lesson = read_notebook(ROOT / "lessons" / "08_orchestration.ipynb")
+    shown = [SCRIPT.read_text(), "\n".join(cell_source(cell) for cell in lesson["cells"])]
     options = [option for option in elastic.torchrun_args(29500, 1, elastic.RendezvousConf())
                if not option.startswith(("--rdzv-endpoint", "--rdzv-id", "--nproc-per-node"))]  # per cluster, job
     for text in shown:
