@@ -7,7 +7,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,6 +14,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from distlab.launching.ports import free_port
 
 LAB_START_TIMEOUT_S = 180  # JupyterLab's start on a loaded 2-core machine (formgrader's config imports torch)
 
@@ -30,12 +31,6 @@ def course_env(folder: Path, root: Path, **extra: str) -> dict:
         cksum = subprocess.run(["cksum"], stdin=pyproject, capture_output=True, text=True, check=True)
     (folder / f".distlab-installed-{cksum.stdout.split()[0]}").touch()
     return {**os.environ, "DISTLAB_VENV": str(folder), **extra}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Lab:

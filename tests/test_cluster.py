@@ -16,7 +16,6 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ import psutil
 import pytest
 
 import distlab
+from distlab.launching.ports import free_port, listening
 from distlab.launching.process_tree import kill_processes_in
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,12 +52,6 @@ def sbatch_command() -> str:
     text = SBATCH.read_text()
     line = text[text.index("srun torchrun"):]
     return " ".join(part.strip().rstrip("\\") for part in line.split("\n")[:2]).strip()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Node:
@@ -114,11 +108,6 @@ def wait_until(condition, deadline: float, what: str, nodes=()) -> None:
             raise AssertionError(f"deadline passed waiting for {what}\n" + "\n".join(
                 f"--- {n.log.name}:\n{n.output()[-3000:]}" for n in nodes))
         time.sleep(0.1)
-
-
-def listening(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def hung(node: Node) -> bool:

@@ -189,13 +189,13 @@ def test_every_distlab_environment_variable_is_listed():
 
 def test_the_core_that_the_grader_uses_imports_no_torch():
     """Issue 48.4: `import distlab` is lazy (PEP 562), and the torch-free core (deadline, process_tree, forkserver,
-    environment, topology, notebook_source and the modules that name a failure) and nbgrader's configuration import no
-    torch, so nbgrader's commands other than autograde, the grader's own process and the benchmarks' drivers do not
-    spend torch's import (seconds) on them."""
+    ports, environment, topology, notebook_source and the modules that name a failure) and nbgrader's configuration
+    import no torch, so nbgrader's commands other than autograde, the grader's own process and the benchmarks' drivers
+    do not spend torch's import (seconds) on them."""
     code = ("import sys, runpy\n"
             "import distlab, distlab.launching.deadline, distlab.launching.process_tree, distlab.launching.forkserver\n"
             "import distlab.topology, distlab.faults, distlab.launching._where, distlab.launching._explain\n"
-            "import distlab.notebook_source\n"
+            "import distlab.notebook_source, distlab.launching.ports\n"
             "import distlab.environment, autograde.notebooks\n"
             "class Config(dict):\n"
             "    def __getattr__(self, name): return self.setdefault(name, Config())\n"

@@ -24,7 +24,6 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 import psutil
 
 from .launching.deadline import Deadline
+from .launching.ports import free_port
 from .launching.process_tree import kill_tree
 
 
@@ -102,7 +102,7 @@ def run_shrinking_job(script: str, folder: str, kill_at: int = 10, nproc_per_nod
     if (folder / "ckpt").exists():
         raise FileExistsError(f"{folder / 'ckpt'} exists: the job would resume from an earlier job's checkpoints")
     folder.mkdir(parents=True, exist_ok=True)
-    deadline, started, port, seconds = Deadline.after(timeout), time.monotonic(), _free_port(), {}
+    deadline, started, port, seconds = Deadline.after(timeout), time.monotonic(), free_port(), {}
     command = [sys.executable, "-m", "torch.distributed.run", *torchrun_args(port, nproc_per_node, conf),
                os.path.abspath(script), "--dir", str(folder / "ckpt"),
                f"--collective-timeout={collective_timeout}", *map(str, script_args)]
@@ -251,14 +251,3 @@ def _frozen(proc: subprocess.Popen) -> int:
         except psutil.Error:
             pass
     return count
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
