@@ -539,7 +539,7 @@ def test_enough_honest_submissions(assignment):
 def test_some_set_grades_six_honest_submissions_side_by_side():
     """Issue 16: some grading run gives full marks to at least 6 honest submissions graded side by side (the sets with
     many variants have them without copies; the others have HONEST_MIN, which keeps CI short). Side by side means
-    --jobs 2 when this file runs alone (the default), or two sets graded at once by `./course test`'s two workers
+    --jobs 2 when this file runs alone (the default), or sets graded at once by `./course test`'s three workers
     (which sets DISTLAB_GRADING_JOBS=1)."""
     assert max(len(honest_students(a)) for a in ASSIGNMENTS) >= ISSUE_16_HONEST
 

@@ -37,7 +37,7 @@ VARIABLES = {
                                ".venv/bin/python"),
     # the course command and the tests
     "DISTLAB_VENV": Variable("course, .ci/run", "the environment folder `./course` uses; default .venv"),
-    "DISTLAB_TEST_WORKERS": Variable("course", "pytest workers of `./course test`; default 2 (1: one process)"),
+    "DISTLAB_TEST_WORKERS": Variable("course", "pytest workers of `./course test`; default 3 (1: one process)"),
     "DISTLAB_GRADING_JOBS": Variable("tests/test_nbgrader.py, course", "groups of students a class grading test "
                                      "grades side by side; default 2 (`./course test` sets 1)"),
     "DISTLAB_REQUIRE_BROWSER": Variable("tests/_chromium.py", "1: a missing Chromium or Playwright fails the browser "
