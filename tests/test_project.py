@@ -210,13 +210,14 @@ def test_the_core_that_the_grader_uses_imports_no_torch():
 
 
 def test_distlab_torchrun_is_the_function_in_a_notebook_kernel_too():
-    """The lazy `distlab/__init__` must not let the submodule `distlab.torchrun` shadow the function of the same name:
-    in a kernel (`ipykernel` imported) the `%%torchrun` magic's import of the module once did, and every lesson's
-    `distlab.torchrun(...)` cell failed with "'module' object is not callable"."""
+    """`distlab.torchrun` is the function, in a kernel (`ipykernel` imported: the `%%torchrun` magic is registered)
+    and in a script, and costs no torch import. Its module was once `distlab/torchrun.py`, and importing it bound the
+    module to `distlab.torchrun`: every lesson's `distlab.torchrun(...)` cell failed with "'module' object is not
+    callable". It lives in `distlab/launching/` now, so no submodule can shadow the function."""
     code = ("import sys, types\n"
             "if sys.argv[1] == 'kernel':\n"
             "    sys.modules['ipykernel'] = types.ModuleType('ipykernel')\n"
-            "import distlab, distlab.torchrun\n"
+            "import distlab, distlab.launching.torchrun\n"
             "from distlab import torchrun\n"
             "print(callable(distlab.torchrun) and torchrun is distlab.torchrun and 'torch' not in sys.modules)\n")
     for where in ("kernel", "script"):

@@ -100,7 +100,7 @@ def test_torchrun_leaves_no_log_folder_behind(script, tmp_path):
 def test_the_first_traceback_skips_lines_interleaved_from_other_streams():
     """A rank's stdout and stderr reach torchrun by separate pipes: a line the rank printed before raising can land
     inside its traceback (seen once in CI, where the message then lost the exception's line)."""
-    from distlab.torchrun import _first_traceback
+    from distlab.launching.torchrun import _first_traceback
     lines = ["[default1]:[rank1]: Traceback (most recent call last):\n",
              "[default1]:rank 1: sum 3\n",
              "[default0]:rank 0: sum 3\n",

@@ -17,10 +17,6 @@ if "ipykernel" in _sys.modules:
     # overlap and the notebook's first launch finds the ranks' torch already imported.
     warm_up()
 
-# Eager, and torch-free: the module's name is also its function's, and importing `distlab.torchrun` (here, or anywhere
-# later) binds the module to `distlab.torchrun` unless this import has already bound the function.
-from .torchrun import TorchrunFailed, TorchrunOutput, torchrun, torchrun_command
-
 # name -> the module it lives in (imported on first use)
 _HOMES = {
     "CommCount": "comm", "count_bytes_written": "comm", "count_comm": "comm",
@@ -39,12 +35,14 @@ _HOMES = {
     "FlightRecorder": "orchestration", "Preemption": "orchestration", "Rendezvous": "orchestration",
     "RendezvousTimeout": "orchestration", "preempt": "orchestration", "rendezvous_by_hand": "orchestration",
     "finish": "shutdown",
+    "TorchrunFailed": "launching.torchrun", "TorchrunOutput": "launching.torchrun", "torchrun": "launching.torchrun",
+    "torchrun_command": "launching.torchrun",
 }
 _MODULES = {"bandwidth", "comm", "ddp_layout", "devices", "elastic", "errors", "faults", "figures", "launching",
             "memory", "models", "notebook_source", "orchestration", "overlap", "predict", "serving", "shutdown",
             "timeline", "topology"}
 
-__all__ = ["warm_up", "torchrun", "torchrun_command", "TorchrunFailed", "TorchrunOutput", *_HOMES]
+__all__ = ["warm_up", *_HOMES]
 __version__ = "0.1.0"
 
 
@@ -65,5 +63,5 @@ def __dir__():
 
 
 if "ipykernel" in _sys.modules:
-    from .torchrun import register_magic as _register_magic
+    from .launching.torchrun import register_magic as _register_magic
     _register_magic()

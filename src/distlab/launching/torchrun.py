@@ -20,8 +20,8 @@ import sys
 import tempfile
 import threading
 
-from .launching.process_tree import kill_tree
-from .errors import LaunchError
+from ..errors import LaunchError
+from .process_tree import kill_tree
 
 
 class TorchrunOutput(str):
