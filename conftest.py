@@ -1,13 +1,13 @@
 """pytest hooks for the whole suite (tests/, lessons/, solutions/).
 
-The grading tests (the nbgrader round trips of tests/test_nbgrader.py, the hostile class, the shards) take the
-longest, mostly waiting on sandboxes and deadlines: they go first. `./course test` runs three workers with
-`--dist loadfile` (a file's tests, e.g. a notebook's cells, stay together on one worker), scheduled by `unit_of`
-(`pytest_xdist_make_scheduler`): each exercise set's tests in tests/test_nbgrader.py are a unit of their own, so that
-one worker grades a set (once: the class is graded by a module-scoped fixture) while the others grade others.
+The grading tests (the nbgrader round trips of tests/test_nbgrader.py, the hostile class, the shards) take the longest
+(a sandbox per submission, each starting torch; some wait on deadlines): they go first. `./course test` runs three
+workers with `--dist loadfile` (a file's tests, e.g. a notebook's cells, stay together on one worker), scheduled by
+`unit_of` (`pytest_xdist_make_scheduler`): each exercise set's tests in tests/test_nbgrader.py are a unit of their own,
+so that one worker grades a set (once: the class is graded by a module-scoped fixture) while the others grade others.
 (xdist 3.8's `loadgroup` cannot do this under pytest 9: it rewrites `item._nodeid`, which pytest 9 no longer reads.)
-Likewise each notebook's Run All in tests/test_browser.py is a unit of its own; these go first too, in collection
-order (so before the grading ones): the workers run notebooks, each in the JupyterLab it started once, then grade.
+Likewise each notebook's Run All in tests/test_browser.py is a unit of its own; these go first too, in collection order
+(so before the grading ones): the workers run notebooks, each in the JupyterLab it started once, then grade.
 """
 import ctypes
 import os
